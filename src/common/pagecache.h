@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Page-cache probes shared by the daemon (drop-cache verification) and the
+ * tests: cachestat(2), which Debian 12's headers do not declare yet.
+ */
+#ifndef TESTFS_PAGECACHE_H
+#define TESTFS_PAGECACHE_H
+
+#include <stdint.h>
+
+struct pagecache_stat {
+	uint64_t nr_cache;
+	uint64_t nr_dirty;
+	uint64_t nr_writeback;
+	uint64_t nr_evicted;
+	uint64_t nr_recently_evicted;
+};
+
+/*
+ * Counts the cached pages of @fd in [@off, @off + @len); @len 0 means to the
+ * end of the file. Returns 0 or a negative errno (-ENOSYS before Linux 6.5).
+ */
+int pagecache_stat(int fd, uint64_t off, uint64_t len,
+		   struct pagecache_stat *st);
+
+#endif

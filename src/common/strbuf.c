@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: MIT
+#include "strbuf.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void strbuf_free(struct strbuf *sb)
+{
+	free(sb->data);
+	sb->data = NULL;
+	sb->len = sb->cap = 0;
+	sb->oom = false;
+}
+
+void strbuf_reset(struct strbuf *sb)
+{
+	sb->len = 0;
+	if (sb->data)
+		sb->data[0] = '\0';
+}
+
+int strbuf_reserve(struct strbuf *sb, size_t extra)
+{
+	size_t need, cap;
+	char *p;
+
+	if (sb->oom)
+		return -ENOMEM;
+	if (extra > ((size_t)-1) / 2 - sb->len)
+		goto out_oom;
+	need = sb->len + extra + 1;
+	if (need <= sb->cap)
+		return 0;
+	cap = sb->cap ? sb->cap : 256;
+	while (cap < need)
+		cap *= 2;
+	p = realloc(sb->data, cap);
+	if (!p)
+		goto out_oom;
+	sb->data = p;
+	sb->cap = cap;
+	return 0;
+out_oom:
+	sb->oom = true;
+	return -ENOMEM;
+}
+
+void strbuf_add(struct strbuf *sb, const void *data, size_t len)
+{
+	if (strbuf_reserve(sb, len))
+		return;
+	memcpy(sb->data + sb->len, data, len);
+	sb->len += len;
+	sb->data[sb->len] = '\0';
+}
+
+void strbuf_addc(struct strbuf *sb, char c)
+{
+	strbuf_add(sb, &c, 1);
+}
+
+void strbuf_adds(struct strbuf *sb, const char *s)
+{
+	strbuf_add(sb, s, strlen(s));
+}
+
+void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
+{
+	va_list copy;
+	int n;
+
+	va_copy(copy, ap);
+	n = vsnprintf(NULL, 0, fmt, copy);
+	va_end(copy);
+	if (n < 0 || strbuf_reserve(sb, (size_t)n))
+		return;
+	vsnprintf(sb->data + sb->len, (size_t)n + 1, fmt, ap);
+	sb->len += (size_t)n;
+}
+
+void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(sb, fmt, ap);
+	va_end(ap);
+}
+
+char *strbuf_detach(struct strbuf *sb, size_t *len)
+{
+	char *p;
+
+	if (!sb->data && !sb->oom)
+		strbuf_reserve(sb, 0);
+	p = sb->data;
+	if (len)
+		*len = sb->len;
+	sb->data = NULL;
+	sb->len = sb->cap = 0;
+	return p;
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A growable byte buffer for text built off the read path: control file
+ * snapshots, JSON, error messages.
+ */
+#ifndef TESTFS_STRBUF_H
+#define TESTFS_STRBUF_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct strbuf {
+	char *data;
+	size_t len;
+	size_t cap;
+	/* Set when an allocation failed; later appends are dropped. */
+	bool oom;
+};
+
+#define STRBUF_INIT { NULL, 0, 0, false }
+
+void strbuf_free(struct strbuf *sb);
+void strbuf_reset(struct strbuf *sb);
+int strbuf_reserve(struct strbuf *sb, size_t extra);
+void strbuf_add(struct strbuf *sb, const void *data, size_t len);
+void strbuf_addc(struct strbuf *sb, char c);
+void strbuf_adds(struct strbuf *sb, const char *s);
+void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+/* Hands the (NUL-terminated) contents to the caller and resets @sb. */
+char *strbuf_detach(struct strbuf *sb, size_t *len);
+
+#endif

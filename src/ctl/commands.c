@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Commands written to MOUNT/.testfs/ctl, one per line:
+ *   clear              forget the records so far (seq keeps counting)
+ *   mark TEXT          insert a marker record
+ *   drop-cache [NAME]  evict NAME's pages (every file read so far without
+ *                      NAME) from the page cache and verify none remain
+ */
+#include "control.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../common/clock.h"
+#include "../common/pagecache.h"
+
+/* Eviction is retried while pages are busy (locked for an in-flight read). */
+#define DROP_RETRIES 200
+#define DROP_RETRY_NS 5000000L
+
+struct command_batch {
+	struct testfs *t;
+	fuse_req_t req;
+	size_t len;
+	char *text;
+};
+
+void control_set_error(struct testfs *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	pthread_mutex_lock(&t->ctl_lock);
+	va_start(ap, fmt);
+	vsnprintf(t->error, sizeof(t->error), fmt, ap);
+	va_end(ap);
+	pthread_mutex_unlock(&t->ctl_lock);
+}
+
+static void flush_log_file(struct testfs *t)
+{
+	if (t->writer)
+		log_writer_flush(t->writer);
+}
+
+static int cmd_clear(struct testfs *t, const char *arg)
+{
+	if (*arg) {
+		control_set_error(t, "clear: takes no argument (got '%s')",
+				  arg);
+		return -EINVAL;
+	}
+	atomic_store(&t->log.clear_pos, log_ring_head(&t->log));
+	atomic_fetch_add(&t->stats.clears, 1);
+	flush_log_file(t);
+	return 0;
+}
+
+static int cmd_mark(struct testfs *t, const char *arg)
+{
+	struct log_record rec;
+	size_t len = strlen(arg);
+
+	if (!len) {
+		control_set_error(t, "mark: missing TEXT (usage: mark TEXT)");
+		return -EINVAL;
+	}
+	if (len > LOG_MARK_MAX) {
+		control_set_error(t,
+				  "mark: TEXT is %zu bytes, the limit is %d",
+				  len, LOG_MARK_MAX);
+		return -EINVAL;
+	}
+	memset(&rec, 0, sizeof(rec));
+	rec.kind = LOG_MARK;
+	rec.t_ns = clock_now_ns();
+	memcpy(rec.mark.text, arg, len);
+	log_ring_append(&t->log, &rec);
+	atomic_fetch_add(&t->stats.marks, 1);
+	flush_log_file(t);
+	return 0;
+}
+
+static void sleep_ns(long ns)
+{
+	struct timespec ts = { 0, ns };
+
+	nanosleep(&ts, NULL);
+}
+
+/*
+ * Evicts one file through the kernel (FUSE_NOTIFY_INVAL_INODE unmaps and
+ * drops every page of the inode) and checks with cachestat() on a file
+ * descriptor opened through the mount that no page is left.
+ */
+static int drop_one(struct testfs *t, struct node *n)
+{
+	struct pagecache_stat st;
+	char *path = NULL;
+	int fd, err, i;
+
+	err = fuse_lowlevel_notify_inval_inode(t->se, n->ino, 0, 0);
+	if (err == -ENOENT)
+		return 0; /* the kernel never looked it up: nothing cached */
+	if (err) {
+		control_set_error(t, "drop-cache %s: invalidation failed: %s",
+				  n->path, strerror(-err));
+		return err;
+	}
+	if (asprintf(&path, "%s/%s", t->mountpoint, n->path) < 0)
+		return -ENOMEM;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOATIME);
+	if (fd < 0 && errno == EPERM)
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		control_set_error(t, "drop-cache %s: cannot open %s: %s",
+				  n->path, path, strerror(errno));
+		free(path);
+		return err;
+	}
+	for (i = 0; i < DROP_RETRIES; i++) {
+		err = pagecache_stat(fd, 0, 0, &st);
+		if (err == -ENOSYS) {
+			/* No cachestat(): trust the kernel's invalidation. */
+			err = 0;
+			break;
+		}
+		if (err) {
+			control_set_error(t, "drop-cache %s: cachestat: %s",
+					  n->path, strerror(-err));
+			break;
+		}
+		if (st.nr_cache == 0)
+			break;
+		sleep_ns(DROP_RETRY_NS);
+		fuse_lowlevel_notify_inval_inode(t->se, n->ino, 0, 0);
+		posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	}
+	if (!err && i == DROP_RETRIES) {
+		control_set_error(t,
+				  "drop-cache %s: %llu pages still cached after %d attempts (pages in use?)",
+				  n->path, (unsigned long long)st.nr_cache,
+				  DROP_RETRIES);
+		err = -EBUSY;
+	}
+	close(fd);
+	free(path);
+	return err;
+}
+
+static int cmd_drop_cache(struct testfs *t, const char *arg)
+{
+	struct node *n;
+	size_t i;
+	int err;
+
+	atomic_fetch_add(&t->stats.drop_caches, 1);
+	if (*arg) {
+		n = fileset_find(&t->files, arg);
+		if (!n || n->kind != NODE_FILE) {
+			control_set_error(t,
+					  "drop-cache: '%s' is not a data file of this mount",
+					  arg);
+			return -EINVAL;
+		}
+		return drop_one(t, n);
+	}
+	for (i = 0; i < t->files.count; i++) {
+		n = &t->files.nodes[i];
+		if (n->kind != NODE_FILE || !atomic_load(&n->was_read))
+			continue;
+		err = drop_one(t, n);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Splits "verb rest" and runs it. */
+static int run_line(struct testfs *t, char *line)
+{
+	char *arg = line + strcspn(line, " \t");
+
+	if (*arg) {
+		*arg++ = '\0';
+		arg += strspn(arg, " \t");
+	}
+	atomic_fetch_add(&t->stats.ctl_commands, 1);
+	if (strcmp(line, "clear") == 0)
+		return cmd_clear(t, arg);
+	if (strcmp(line, "mark") == 0)
+		return cmd_mark(t, arg);
+	if (strcmp(line, "drop-cache") == 0)
+		return cmd_drop_cache(t, arg);
+	control_set_error(t,
+			  "unknown command '%s' (expected clear, drop-cache [NAME] or mark TEXT)",
+			  line);
+	return -EINVAL;
+}
+
+static int run_batch(struct testfs *t, char *text)
+{
+	char *line = text, *next;
+	int err;
+
+	while (line && *line) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (*line && line[strlen(line) - 1] == '\r')
+			line[strlen(line) - 1] = '\0';
+		if (*line && *line != '#') {
+			err = run_line(t, line);
+			if (err) {
+				atomic_fetch_add(&t->stats.ctl_rejected, 1);
+				return err;
+			}
+		}
+		line = next;
+	}
+	return 0;
+}
+
+static void reply_batch(struct command_batch *b, int err)
+{
+	if (err)
+		fuse_reply_err(b->req, -err);
+	else
+		fuse_reply_write(b->req, b->len);
+	free(b->text);
+	free(b);
+}
+
+static void *batch_worker(void *arg)
+{
+	struct command_batch *b = arg;
+
+	reply_batch(b, run_batch(b->t, b->text));
+	return NULL;
+}
+
+static bool needs_worker(const char *text)
+{
+	const char *p = text;
+
+	while ((p = strstr(p, "drop-cache"))) {
+		if (p == text || p[-1] == '\n')
+			return true;
+		p++;
+	}
+	return false;
+}
+
+void control_write(struct testfs *t, fuse_req_t req, const char *buf,
+		   size_t len)
+{
+	struct command_batch *b;
+	pthread_attr_t attr;
+	sigset_t all, old;
+	pthread_t th;
+	int err;
+
+	b = calloc(1, sizeof(*b));
+	if (!b || !(b->text = strndup(buf, len))) {
+		free(b);
+		return (void)fuse_reply_err(req, ENOMEM);
+	}
+	b->t = t;
+	b->req = req;
+	b->len = len;
+	/* .testfs/error explains the most recent write only. */
+	control_set_error(t, "%s", "");
+	if (strlen(b->text) != len) {
+		control_set_error(t, "command contains a NUL byte");
+		atomic_fetch_add(&t->stats.ctl_rejected, 1);
+		return reply_batch(b, -EINVAL);
+	}
+	if (!needs_worker(b->text))
+		return reply_batch(b, run_batch(t, b->text));
+	/*
+	 * drop-cache opens the file through this very mount, so it must not
+	 * run on the thread that serves requests.
+	 */
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	err = pthread_create(&th, &attr, batch_worker, b);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	if (err) {
+		control_set_error(t, "cannot start a worker: %s",
+				  strerror(err));
+		reply_batch(b, -err);
+	}
+}

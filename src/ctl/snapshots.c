@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Rendering of the readable control files: log, log.bin, config, stats,
+ * error.
+ */
+#include "control.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "../common/clock.h"
+#include "../common/json.h"
+#include "../daemon/knobs.h"
+#include "../log/log_json.h"
+
+#ifndef TESTFS_VERSION
+#define TESTFS_VERSION "unknown"
+#endif
+
+struct render_ctx {
+	struct testfs *t;
+	struct strbuf *sb;
+	uint64_t count;
+	uint64_t lost;
+};
+
+static const char *name_of(struct testfs *t, uint64_t ino)
+{
+	struct node *n = fileset_get(&t->files, ino);
+
+	return n ? n->path : "";
+}
+
+static void json_visit(void *arg, const struct log_record *rec)
+{
+	struct render_ctx *c = arg;
+
+	log_json_record(c->sb, rec,
+			rec->kind == LOG_READ ? name_of(c->t, rec->read.ino) :
+						NULL,
+			c->t->page_size);
+	c->count++;
+}
+
+static void json_lost(void *arg, uint64_t first_seq, uint64_t count)
+{
+	struct render_ctx *c = arg;
+
+	log_json_lost(c->sb, first_seq, count);
+	c->lost += count;
+}
+
+static void render_log(struct testfs *t, struct strbuf *sb)
+{
+	struct render_ctx c = { t, sb, 0, 0 };
+
+	log_ring_walk(&t->log, atomic_load(&t->log.clear_pos), json_visit,
+		      json_lost, &c);
+}
+
+static void bin_visit(void *arg, const struct log_record *rec)
+{
+	struct render_ctx *c = arg;
+
+	strbuf_add(c->sb, rec, sizeof(*rec));
+	c->count++;
+}
+
+static void bin_lost(void *arg, uint64_t first_seq, uint64_t count)
+{
+	struct render_ctx *c = arg;
+
+	(void)first_seq;
+	c->lost += count;
+}
+
+static void render_log_bin(struct testfs *t, struct strbuf *sb)
+{
+	struct control_log_header hdr;
+	struct render_ctx c = { t, sb, 0, 0 };
+	uint64_t from = atomic_load(&t->log.clear_pos);
+
+	memset(&hdr, 0, sizeof(hdr));
+	strbuf_add(sb, &hdr, sizeof(hdr));
+	log_ring_walk(&t->log, from, bin_visit, bin_lost, &c);
+	if (sb->oom)
+		return;
+	memcpy(hdr.magic, "TFSLOG1\n", 8);
+	hdr.version = 1;
+	hdr.record_size = sizeof(struct log_record);
+	hdr.count = c.count;
+	hdr.lost = c.lost;
+	hdr.first_seq = from + 1;
+	hdr.next_seq = log_ring_head(&t->log) + 1;
+	hdr.page_size = t->page_size;
+	memcpy(sb->data, &hdr, sizeof(hdr));
+}
+
+static void add_knob(struct strbuf *sb, const char *key, int64_t requested,
+		     int64_t effective)
+{
+	strbuf_addf(sb, "\"%s\":{\"requested\":", key);
+	if (requested == OPT_UNSET)
+		strbuf_adds(sb, "null");
+	else
+		strbuf_addf(sb, "%lld", (long long)requested);
+	strbuf_adds(sb, ",\"effective\":");
+	if (effective < 0)
+		strbuf_adds(sb, "null");
+	else
+		strbuf_addf(sb, "%lld", (long long)effective);
+	strbuf_adds(sb, "},");
+}
+
+static void render_config(struct testfs *t, struct strbuf *sb)
+{
+	const struct options *o = t->opts;
+	char pattern[64];
+	struct utsname u;
+	bool first = true;
+	size_t i;
+
+	knobs_refresh(t);
+	if (uname(&u) != 0)
+		strcpy(u.release, "unknown");
+	strbuf_adds(sb, "{\"version\":");
+	json_add_cstring(sb, TESTFS_VERSION);
+	strbuf_adds(sb, ",\"mountpoint\":");
+	json_add_cstring(sb, t->mountpoint);
+	strbuf_addf(sb, ",\"bdi\":\"%s\",\"page_size\":%u,\"kernel\":",
+		    t->knobs.bdi, t->page_size);
+	json_add_cstring(sb, u.release);
+	strbuf_adds(sb, ",");
+	add_knob(sb, "ra_kb", o->ra_kb, t->knobs.ra_kb);
+	add_knob(sb, "max_pages", o->max_pages, t->knobs.max_pages);
+	add_knob(sb, "max_background", o->max_background,
+		 t->knobs.max_background);
+	add_knob(sb, "congestion_threshold", o->congestion_threshold,
+		 t->knobs.congestion_threshold);
+	strbuf_addf(sb,
+		    "\"max_pages_limit\":%lld,\"keep_cache\":true,\"auto_inval_data\":false,\"threads\":1,",
+		    (long long)t->knobs.max_pages_limit);
+	strbuf_addf(sb, "\"log_capacity\":%" PRIu64 ",\"log_path\":",
+		    t->log.capacity);
+	if (o->log_path)
+		json_add_cstring(sb, o->log_path);
+	else
+		strbuf_adds(sb, "null");
+	strbuf_adds(sb, ",\"note\":");
+	json_add_cstring(sb, t->knobs.note);
+	strbuf_addf(sb, ",\"default_files\":%s,\"files\":[",
+		    o->default_files ? "true" : "false");
+	for (i = 0; i < t->files.count; i++) {
+		const struct node *n = &t->files.nodes[i];
+
+		if (n->kind != NODE_FILE)
+			continue;
+		testfs_pattern_format(&n->pattern, pattern, sizeof(pattern));
+		strbuf_adds(sb, first ? "{\"name\":" : ",{\"name\":");
+		first = false;
+		json_add_cstring(sb, n->path);
+		strbuf_addf(sb,
+			    ",\"ino\":%" PRIu64 ",\"size\":%" PRIu64
+			    ",\"pattern\":\"%s\"}",
+			    n->ino, n->size, pattern);
+	}
+	strbuf_adds(sb, "]}\n");
+}
+
+static uint64_t ld(_Atomic uint64_t *v)
+{
+	return atomic_load_explicit(v, memory_order_relaxed);
+}
+
+static void render_stats(struct testfs *t, struct strbuf *sb)
+{
+	struct testfs_stats *s = &t->stats;
+	uint64_t head = log_ring_head(&t->log);
+	uint64_t clear = atomic_load(&t->log.clear_pos);
+
+	strbuf_addf(sb,
+		    "{\"reads\":%" PRIu64 ",\"read_bytes\":%" PRIu64
+		    ",\"reads_past_eof\":%" PRIu64
+		    ",\"errors_injected\":%" PRIu64 ",\"records\":%" PRIu64
+		    ",\"records_since_clear\":%" PRIu64 ",\"lost\":%" PRIu64
+		    ",\"log_file_lost\":%" PRIu64 ",\"log_capacity\":%" PRIu64
+		    ",\"marks\":%" PRIu64 ",\"clears\":%" PRIu64
+		    ",\"drop_caches\":%" PRIu64 ",\"ctl_commands\":%" PRIu64
+		    ",\"ctl_rejected\":%" PRIu64 ",\"uptime_ns\":%" PRIu64
+		    "}\n",
+		    ld(&s->reads), ld(&s->read_bytes), ld(&s->reads_past_eof),
+		    ld(&s->errors_injected), head, head - clear,
+		    log_ring_lost_since_clear(&t->log),
+		    t->writer ? log_writer_lost(t->writer) : 0,
+		    t->log.capacity, ld(&s->marks), ld(&s->clears),
+		    ld(&s->drop_caches), ld(&s->ctl_commands),
+		    ld(&s->ctl_rejected), clock_now_ns() - t->started_ns);
+}
+
+int control_snapshot(struct testfs *t, const struct node *n,
+		     struct control_snapshot **out)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct control_snapshot *snap;
+
+	switch (n->control) {
+	case CONTROL_LOG:
+		render_log(t, &sb);
+		break;
+	case CONTROL_LOG_BIN:
+		render_log_bin(t, &sb);
+		break;
+	case CONTROL_CONFIG:
+		pthread_mutex_lock(&t->ctl_lock);
+		render_config(t, &sb);
+		pthread_mutex_unlock(&t->ctl_lock);
+		break;
+	case CONTROL_STATS:
+		render_stats(t, &sb);
+		break;
+	case CONTROL_ERROR:
+		pthread_mutex_lock(&t->ctl_lock);
+		if (t->error[0])
+			strbuf_addf(&sb, "%s\n", t->error);
+		pthread_mutex_unlock(&t->ctl_lock);
+		break;
+	default:
+		break;
+	}
+	if (sb.oom) {
+		strbuf_free(&sb);
+		return -ENOMEM;
+	}
+	snap = malloc(sizeof(*snap));
+	if (!snap) {
+		strbuf_free(&sb);
+		return -ENOMEM;
+	}
+	snap->data = strbuf_detach(&sb, &snap->len);
+	*out = snap;
+	return 0;
+}
+
+void control_snapshot_free(struct control_snapshot *snap)
+{
+	if (!snap)
+		return;
+	free(snap->data);
+	free(snap);
+}

@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: MIT
+/*
+ * testfs: a FUSE file system that serves synthetic files and records every
+ * page range the kernel reads from them.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../common/clock.h"
+#include "../fuse/testfs_i.h"
+#include "options.h"
+#include "serve.h"
+#include "startup.h"
+
+#ifndef TESTFS_VERSION
+#define TESTFS_VERSION "unknown"
+#endif
+
+/* Every node's atime/mtime/ctime: 2024-01-01T00:00:00Z, never changing. */
+#define TESTFS_FIXED_TIME 1704067200
+
+enum exit_status {
+	EXIT_OK = 0,
+	EXIT_RUNTIME = 1,
+	EXIT_USAGE = 2,
+};
+
+static const char *name_of_ino(void *ctx, uint64_t ino)
+{
+	struct node *n = fileset_get(ctx, ino);
+
+	return n ? n->path : "";
+}
+
+static int build_files(struct testfs *t, const struct options *o)
+{
+	const char *why;
+	size_t i;
+	int err;
+
+	err = fileset_init(&t->files);
+	if (err) {
+		fprintf(stderr, "testfs: out of memory\n");
+		return EXIT_RUNTIME;
+	}
+	for (i = 0; i < o->nfiles; i++) {
+		err = fileset_add_file(&t->files, o->files[i].name,
+				       o->files[i].size, &o->files[i].pattern,
+				       &why);
+		if (err == -ENOMEM) {
+			fprintf(stderr, "testfs: out of memory\n");
+			return EXIT_RUNTIME;
+		}
+		if (err) {
+			fprintf(stderr, "testfs: --file '%s': %s\n",
+				o->files[i].name, why);
+			return EXIT_USAGE;
+		}
+	}
+	return EXIT_OK;
+}
+
+/* The daemon changes directory: paths are made absolute first. */
+static int resolve_paths(struct testfs *t, struct options *o)
+{
+	char cwd[PATH_MAX], *abs;
+	struct stat st;
+
+	t->mountpoint = realpath(o->mountpoint, NULL);
+	if (!t->mountpoint) {
+		fprintf(stderr, "testfs: mountpoint '%s': %s\n", o->mountpoint,
+			strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	if (stat(t->mountpoint, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "testfs: mountpoint '%s': not a directory\n",
+			o->mountpoint);
+		return EXIT_RUNTIME;
+	}
+	if (o->log_path && o->log_path[0] != '/') {
+		if (!getcwd(cwd, sizeof(cwd)) ||
+		    asprintf(&abs, "%s/%s", cwd, o->log_path) < 0) {
+			fprintf(stderr, "testfs: --log '%s': cannot resolve\n",
+				o->log_path);
+			return EXIT_RUNTIME;
+		}
+		free(o->log_path);
+		o->log_path = abs;
+	}
+	return EXIT_OK;
+}
+
+static int start_log(struct testfs *t, const struct options *o)
+{
+	int err;
+
+	err = log_ring_init(&t->log, o->log_capacity);
+	if (err) {
+		startup_fail(EXIT_RUNTIME,
+			     "cannot reserve the log (%llu records): %s",
+			     (unsigned long long)o->log_capacity,
+			     strerror(-err));
+		return EXIT_RUNTIME;
+	}
+	if (!o->log_path)
+		return EXIT_OK;
+	err = log_writer_start(&t->writer, &t->log, o->log_path, t->page_size,
+			       name_of_ino, &t->files);
+	if (err) {
+		startup_fail(EXIT_RUNTIME, "--log '%s': %s", o->log_path,
+			     strerror(-err));
+		return EXIT_RUNTIME;
+	}
+	return EXIT_OK;
+}
+
+static int stop_log(struct testfs *t)
+{
+	int err = 0;
+
+	if (t->writer)
+		err = log_writer_stop(t->writer);
+	t->writer = NULL;
+	log_ring_destroy(&t->log);
+	return err;
+}
+
+int main(int argc, char **argv)
+{
+	static struct testfs t;
+	struct options o;
+	char err[1024];
+	int status;
+
+	options_init(&o);
+	if (options_parse(&o, argc, argv, err, sizeof(err)) != 0) {
+		fprintf(stderr, "testfs: %s\nTry 'testfs --help'.\n", err);
+		options_free(&o);
+		return EXIT_USAGE;
+	}
+	if (o.help) {
+		options_usage(stdout);
+		options_free(&o);
+		return EXIT_OK;
+	}
+	if (o.version) {
+		printf("testfs %s (libfuse %s)\n", TESTFS_VERSION,
+		       fuse_pkgversion());
+		options_free(&o);
+		return EXIT_OK;
+	}
+
+	t.opts = &o;
+	t.page_size = (uint32_t)sysconf(_SC_PAGESIZE);
+	t.uid = getuid();
+	t.gid = getgid();
+	t.mtime = TESTFS_FIXED_TIME;
+	pthread_mutex_init(&t.ctl_lock, NULL);
+	status = build_files(&t, &o);
+	if (status == EXIT_OK)
+		status = resolve_paths(&t, &o);
+	if (status != EXIT_OK)
+		goto out_free;
+
+	startup_begin(o.foreground);
+	t.started_ns = clock_now_ns();
+	status = start_log(&t, &o);
+	if (status == EXIT_OK)
+		status = serve(&t);
+	if (stop_log(&t) != 0 && status == EXIT_OK) {
+		startup_warn("--log '%s': some records could not be written",
+			     o.log_path);
+		status = EXIT_RUNTIME;
+	}
+out_free:
+	fileset_destroy(&t.files);
+	free(t.mountpoint);
+	pthread_mutex_destroy(&t.ctl_lock);
+	options_free(&o);
+	return status;
+}

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The daemon's command line and config file. One table describes every
+ * option; the config file accepts the same long names as keys, so the two
+ * cannot drift apart. Parsing never prints and never exits: it returns
+ * -EINVAL with a message that names the offending argument.
+ */
+#ifndef TESTFS_OPTIONS_H
+#define TESTFS_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <testfs/pattern.h>
+
+struct file_spec {
+	char *name;
+	uint64_t size;
+	struct testfs_pattern pattern;
+};
+
+#define OPT_UNSET (-1)
+#define OPTIONS_DEFAULT_LOG_CAPACITY (1u << 20)
+/* The kernel's own defaults, used when a knob is not given. */
+#define KERNEL_DEFAULT_MAX_BACKGROUND 12
+#define KERNEL_DEFAULT_CONGESTION_THRESHOLD 9
+
+struct options {
+	struct file_spec *files;
+	size_t nfiles;
+	size_t files_cap;
+	bool default_files;	/* no file given: the built-in set */
+	char *mountpoint;
+	char *log_path;
+	int64_t ra_kb;
+	int64_t max_pages;
+	int64_t max_background;
+	int64_t congestion_threshold;
+	uint64_t log_capacity;
+	bool foreground;
+	bool debug;
+	bool quiet;
+	bool auto_unmount;
+	bool help;
+	bool version;
+	int ready_fd;
+	int64_t watch_pid;
+};
+
+void options_init(struct options *o);
+void options_free(struct options *o);
+
+/*
+ * Parses argv[1..argc-1] into @o (which options_init() prepared), loading
+ * --config files where they appear, then fills in the defaults. Returns 0 or
+ * -EINVAL with a one-line message in @err.
+ */
+int options_parse(struct options *o, int argc, char **argv, char *err,
+		  size_t errlen);
+
+/* Loads one config file (also used by --config). */
+int options_load_config(struct options *o, const char *path, char *err,
+			size_t errlen);
+
+/* Writes --help. */
+void options_usage(FILE *f);
+
+#endif

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: MIT
+#include "serve.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "knobs.h"
+#include "startup.h"
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+
+#define FUSE_SUPER_MAGIC 0x65735546
+
+static pthread_t serving_thread;
+
+/* Wakes the request loop: its read() returns EINTR and it sees the exit. */
+static void stop_serving(struct testfs *t)
+{
+	fuse_session_exit(t->se);
+	pthread_kill(serving_thread, SIGTERM);
+}
+
+/*
+ * stat() on the mountpoint blocks until the kernel has processed the INIT
+ * reply, and is answered by the request loop; only then is the mount
+ * usable, and only then may read_ahead_kb be raised (the INIT reply would
+ * lower it again).
+ */
+static void *ready_main(void *arg)
+{
+	struct testfs *t = arg;
+	const struct options *o = t->opts;
+	char warn[512], line[512];
+	struct statfs sfs;
+	struct stat st;
+
+	if (stat(t->mountpoint, &st) != 0) {
+		startup_fail(1, "%s: mount not usable: %s", t->mountpoint,
+			     strerror(errno));
+		stop_serving(t);
+		return NULL;
+	}
+	/* If serving already ended, this is the directory underneath. */
+	if (statfs(t->mountpoint, &sfs) != 0 ||
+	    sfs.f_type != FUSE_SUPER_MAGIC || fuse_session_exited(t->se)) {
+		startup_fail(1, "%s: the mount went away during start-up",
+			     t->mountpoint);
+		stop_serving(t);
+		return NULL;
+	}
+	pthread_mutex_lock(&t->ctl_lock);
+	knobs_apply(t, st.st_dev, warn, sizeof(warn));
+	pthread_mutex_unlock(&t->ctl_lock);
+	if (warn[0])
+		startup_warn("%s", warn);
+	snprintf(line, sizeof(line),
+		 "%zu file%s at %s (bdi %s): read_ahead_kb %lld, max_pages %lld, max_background %lld, congestion_threshold %lld, log capacity %llu",
+		 t->files.nfiles, t->files.nfiles == 1 ? "" : "s",
+		 t->mountpoint, t->knobs.bdi,
+		 (long long)t->knobs.ra_kb, (long long)t->knobs.max_pages,
+		 (long long)t->knobs.max_background,
+		 (long long)t->knobs.congestion_threshold,
+		 (unsigned long long)t->log.capacity);
+	if (o->ready_fd >= 0) {
+		if (write(o->ready_fd, "ready\n", 6) < 0)
+			startup_warn("--ready-fd %d: %s", o->ready_fd,
+				     strerror(errno));
+		close(o->ready_fd);
+	}
+	startup_ready(o->quiet ? NULL : line);
+	return NULL;
+}
+
+static void *watch_main(void *arg)
+{
+	struct testfs *t = arg;
+	struct pollfd pfd;
+	int fd;
+
+	fd = (int)syscall(SYS_pidfd_open, (pid_t)t->opts->watch_pid, 0);
+	if (fd < 0) {
+		startup_warn("--watch-pid %lld: %s; unmounting",
+			     (long long)t->opts->watch_pid, strerror(errno));
+		stop_serving(t);
+		return NULL;
+	}
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	while (poll(&pfd, 1, -1) < 0 && errno == EINTR)
+		;
+	close(fd);
+	stop_serving(t);
+	return NULL;
+}
+
+/* Helper threads block every signal, so signals reach the request loop. */
+static int start_helper(pthread_t *th, void *(*fn)(void *), void *arg)
+{
+	sigset_t all, old;
+	int err;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	err = pthread_create(th, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return err;
+}
+
+static int make_args(struct testfs *t, struct fuse_args *args)
+{
+	const struct options *o = t->opts;
+	char opts[256];
+
+	snprintf(opts, sizeof(opts),
+		 "fsname=testfs,subtype=testfs,default_permissions%s",
+		 o->auto_unmount ? ",auto_unmount" : "");
+	if (o->max_pages != OPT_UNSET)
+		snprintf(opts + strlen(opts), sizeof(opts) - strlen(opts),
+			 ",max_read=%lld",
+			 (long long)o->max_pages * t->page_size);
+	if (fuse_opt_add_arg(args, "testfs") || fuse_opt_add_arg(args, "-o") ||
+	    fuse_opt_add_arg(args, opts))
+		return -ENOMEM;
+	if (o->debug && fuse_opt_add_arg(args, "-d"))
+		return -ENOMEM;
+	return 0;
+}
+
+int serve(struct testfs *t)
+{
+	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
+	pthread_t ready_th, watch_th;
+	bool watching = false, readying = false;
+	int ret, status = 1;
+
+	serving_thread = pthread_self();
+	if (make_args(t, &args)) {
+		startup_fail(1, "out of memory");
+		return 1;
+	}
+	t->se = fuse_session_new(&args, &testfs_ops, sizeof(testfs_ops), t);
+	fuse_opt_free_args(&args);
+	if (!t->se) {
+		startup_fail(1, "cannot create the FUSE session");
+		return 1;
+	}
+	if (fuse_set_signal_handlers(t->se) != 0) {
+		startup_fail(1, "cannot install signal handlers");
+		goto out_destroy;
+	}
+	if (fuse_session_mount(t->se, t->mountpoint) != 0) {
+		startup_fail(1,
+			     "cannot mount at %s (is /dev/fuse usable and fusermount3 installed? libfuse printed the reason above)",
+			     t->mountpoint);
+		goto out_handlers;
+	}
+	ret = start_helper(&ready_th, ready_main, t);
+	if (ret) {
+		startup_fail(1, "cannot start a thread: %s", strerror(ret));
+		goto out_unmount;
+	}
+	readying = true;
+	if (t->opts->watch_pid > 0) {
+		ret = start_helper(&watch_th, watch_main, t);
+		if (ret)
+			startup_warn("--watch-pid: cannot start a thread: %s",
+				     strerror(ret));
+		else
+			watching = true;
+	}
+	ret = fuse_session_loop(t->se);
+	status = ret == 0 ? 0 : 1;
+	if (ret != 0 && !startup_done())
+		startup_fail(1, "the FUSE session failed: %s",
+			     strerror(ret < 0 ? -ret : ret));
+	else if (ret != 0)
+		startup_warn("the FUSE session ended with an error: %s",
+			     strerror(ret < 0 ? -ret : ret));
+out_unmount:
+	fuse_session_unmount(t->se);
+	if (status != 0 && !startup_done())
+		startup_fail(1, "the mount ended before it was ready");
+	if (readying)
+		pthread_join(ready_th, NULL);
+	if (watching) {
+		pthread_cancel(watch_th);
+		pthread_join(watch_th, NULL);
+	}
+out_handlers:
+	fuse_remove_signal_handlers(t->se);
+out_destroy:
+	fuse_session_destroy(t->se);
+	t->se = NULL;
+	return status;
+}

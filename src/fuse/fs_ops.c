@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The FUSE front end: lowlevel request handlers for the synthetic files and
+ * the control directory. Data reads are the hot path: they generate the
+ * pattern into a per-thread buffer, log the request in the ring and reply,
+ * with no allocation and no lock.
+ */
+#include "testfs_i.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../common/clock.h"
+#include "../ctl/control.h"
+
+/* Data files and directories never change while mounted. */
+#define STABLE_TIMEOUT 86400.0
+
+/* Largest read the kernel sends: 256 pages (FUSE_MAX_MAX_PAGES). */
+#define READ_BUF_MAX (256u * 4096u)
+
+static struct testfs *fs_of(fuse_req_t req)
+{
+	return fuse_req_userdata(req);
+}
+
+static void fs_fill_attr(struct testfs *t, const struct node *n,
+			 struct stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_ino = n->ino;
+	st->st_uid = t->uid;
+	st->st_gid = t->gid;
+	st->st_atime = st->st_mtime = st->st_ctime = t->mtime;
+	st->st_blksize = t->page_size;
+	switch (n->kind) {
+	case NODE_DIR:
+		st->st_mode = S_IFDIR | 0555;
+		st->st_nlink = 2;
+		break;
+	case NODE_FILE:
+		st->st_mode = S_IFREG | 0444;
+		st->st_nlink = 1;
+		st->st_size = (off_t)n->size;
+		st->st_blocks = (blkcnt_t)((n->size + 511) / 512);
+		break;
+	case NODE_CONTROL:
+		st->st_mode = S_IFREG |
+			      (n->control == CONTROL_CTL ? 0200 : 0444);
+		st->st_nlink = 1;
+		break;
+	}
+}
+
+static double attr_timeout(const struct node *n)
+{
+	return n->kind == NODE_CONTROL ? 0.0 : STABLE_TIMEOUT;
+}
+
+static void fs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct testfs *t = fs_of(req);
+	struct fuse_entry_param e;
+	struct node *dir, *n;
+
+	dir = fileset_get(&t->files, parent);
+	if (!dir || dir->kind != NODE_DIR)
+		return (void)fuse_reply_err(req, ENOTDIR);
+	n = fileset_lookup(&t->files, parent, name);
+	if (!n)
+		return (void)fuse_reply_err(req, ENOENT);
+	memset(&e, 0, sizeof(e));
+	e.ino = n->ino;
+	e.generation = 1;
+	e.attr_timeout = attr_timeout(n);
+	e.entry_timeout = STABLE_TIMEOUT;
+	fs_fill_attr(t, n, &e.attr);
+	fuse_reply_entry(req, &e);
+}
+
+static void fs_getattr(fuse_req_t req, fuse_ino_t ino,
+		       struct fuse_file_info *fi)
+{
+	struct testfs *t = fs_of(req);
+	struct node *n = fileset_get(&t->files, ino);
+	struct stat st;
+
+	(void)fi;
+	if (!n)
+		return (void)fuse_reply_err(req, ENOENT);
+	fs_fill_attr(t, n, &st);
+	fuse_reply_attr(req, &st, attr_timeout(n));
+}
+
+static void fs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
+		       int to_set, struct fuse_file_info *fi)
+{
+	struct testfs *t = fs_of(req);
+	struct node *n = fileset_get(&t->files, ino);
+
+	(void)attr;
+	(void)fi;
+	/* "echo cmd > ctl" truncates first: accept a size-0 truncate there. */
+	if (n && n->kind == NODE_CONTROL && n->control == CONTROL_CTL &&
+	    to_set == FUSE_SET_ATTR_SIZE)
+		return fs_getattr(req, ino, NULL);
+	fuse_reply_err(req, EROFS);
+}
+
+static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct testfs *t = fs_of(req);
+	struct node *n = fileset_get(&t->files, ino);
+	struct control_snapshot *snap;
+	int acc = fi->flags & O_ACCMODE;
+	int err;
+
+	if (!n)
+		return (void)fuse_reply_err(req, ENOENT);
+	if (n->kind == NODE_DIR)
+		return (void)fuse_reply_err(req, EISDIR);
+	if (n->kind == NODE_FILE) {
+		if (acc != O_RDONLY)
+			return (void)fuse_reply_err(req, EROFS);
+		/* Opening must not drop what the page cache holds. */
+		fi->keep_cache = 1;
+		return (void)fuse_reply_open(req, fi);
+	}
+	/* Control files bypass the page cache: every read is fresh. */
+	fi->direct_io = 1;
+	fi->keep_cache = 0;
+	if (n->control == CONTROL_CTL) {
+		if (acc != O_WRONLY)
+			return (void)fuse_reply_err(req, EACCES);
+		fi->fh = 0;
+		return (void)fuse_reply_open(req, fi);
+	}
+	if (acc != O_RDONLY)
+		return (void)fuse_reply_err(req, EACCES);
+	err = control_snapshot(t, n, &snap);
+	if (err)
+		return (void)fuse_reply_err(req, -err);
+	fi->fh = (uint64_t)(uintptr_t)snap;
+	if (fuse_reply_open(req, fi) == -ENOENT)
+		control_snapshot_free(snap); /* the open was interrupted */
+}
+
+static void fs_release(fuse_req_t req, fuse_ino_t ino,
+		       struct fuse_file_info *fi)
+{
+	(void)ino;
+	control_snapshot_free((struct control_snapshot *)(uintptr_t)fi->fh);
+	fuse_reply_err(req, 0);
+}
+
+static void read_control(fuse_req_t req, size_t size, off_t off,
+			 struct fuse_file_info *fi)
+{
+	struct control_snapshot *snap =
+		(struct control_snapshot *)(uintptr_t)fi->fh;
+
+	if (!snap || off < 0 || (size_t)off >= snap->len)
+		return (void)fuse_reply_buf(req, NULL, 0);
+	if (size > snap->len - (size_t)off)
+		size = snap->len - (size_t)off;
+	fuse_reply_buf(req, snap->data + off, size);
+}
+
+static char *read_buffer(void)
+{
+	static __thread char *buf;
+
+	if (!buf)
+		buf = aligned_alloc(4096, READ_BUF_MAX);
+	return buf;
+}
+
+static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		    struct fuse_file_info *fi)
+{
+	struct testfs *t = fs_of(req);
+	uint64_t arrived = clock_now_ns(), pos, len = 0;
+	struct node *n = fileset_get(&t->files, ino);
+	struct log_record *rec;
+	char *buf;
+
+	if (!n || n->kind == NODE_DIR)
+		return (void)fuse_reply_err(req, n ? EISDIR : ENOENT);
+	if (n->kind == NODE_CONTROL)
+		return read_control(req, size, off, fi);
+	buf = read_buffer();
+	if (!buf)
+		return (void)fuse_reply_err(req, ENOMEM);
+	if (size > READ_BUF_MAX)
+		size = READ_BUF_MAX;
+	if ((uint64_t)off < n->size) {
+		len = n->size - (uint64_t)off;
+		if (len > size)
+			len = size;
+		pattern_generate(&n->source, (uint64_t)off, buf, len);
+	} else {
+		atomic_fetch_add_explicit(&t->stats.reads_past_eof, 1,
+					  memory_order_relaxed);
+	}
+	atomic_store_explicit(&n->was_read, true, memory_order_relaxed);
+	rec = log_ring_reserve(&t->log, &pos);
+	rec->t_ns = arrived;
+	rec->kind = LOG_READ;
+	rec->flags = 0;
+	rec->reserved = 0;
+	memset(&rec->read, 0, sizeof(rec->read));
+	rec->read.ino = ino;
+	rec->read.off = (uint64_t)off;
+	rec->read.len = (uint32_t)size;
+	rec->read.pid = (uint32_t)fuse_req_ctx(req)->pid;
+	rec->read.done_ns = clock_now_ns();
+	/* Published before the reply: a reader woken by it finds the record. */
+	log_ring_publish(&t->log, pos);
+	atomic_fetch_add_explicit(&t->stats.reads, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&t->stats.read_bytes, len,
+				  memory_order_relaxed);
+	fuse_reply_buf(req, buf, len);
+}
+
+static void fs_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
+		     size_t size, off_t off, struct fuse_file_info *fi)
+{
+	struct testfs *t = fs_of(req);
+	struct node *n = fileset_get(&t->files, ino);
+
+	(void)off;
+	(void)fi;
+	if (!n || n->kind != NODE_CONTROL || n->control != CONTROL_CTL)
+		return (void)fuse_reply_err(req, EROFS);
+	control_write(t, req, buf, size);
+}
+
+static void fs_opendir(fuse_req_t req, fuse_ino_t ino,
+		       struct fuse_file_info *fi)
+{
+	struct testfs *t = fs_of(req);
+	struct node *n = fileset_get(&t->files, ino);
+
+	if (!n)
+		return (void)fuse_reply_err(req, ENOENT);
+	if (n->kind != NODE_DIR)
+		return (void)fuse_reply_err(req, ENOTDIR);
+	fi->cache_readdir = 1;
+	fi->keep_cache = 1;
+	fuse_reply_open(req, fi);
+}
+
+/*
+ * Directory offsets: 1 is ".", 2 is "..", 2 + k the k-th child. Each entry
+ * carries the offset of the next one.
+ */
+static void fs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		       struct fuse_file_info *fi)
+{
+	struct testfs *t = fs_of(req);
+	struct node *dir = fileset_get(&t->files, ino), *c;
+	size_t used = 0, ent;
+	uint64_t k, child;
+	struct stat st;
+	char *buf;
+
+	(void)fi;
+	if (!dir || dir->kind != NODE_DIR)
+		return (void)fuse_reply_err(req, ENOTDIR);
+	buf = malloc(size);
+	if (!buf)
+		return (void)fuse_reply_err(req, ENOMEM);
+	memset(&st, 0, sizeof(st));
+	for (k = (uint64_t)off; k < 2; k++) {
+		st.st_ino = k == 0 ? dir->ino : (dir->parent ? dir->parent : 1);
+		st.st_mode = S_IFDIR;
+		ent = fuse_add_direntry(req, buf + used, size - used,
+					k == 0 ? "." : "..", &st,
+					(off_t)(k + 1));
+		if (ent > size - used)
+			goto out_reply;
+		used += ent;
+	}
+	child = dir->first_child;
+	for (k = 2; child && k < (uint64_t)off; k++)
+		child = fileset_get(&t->files, child)->next_sibling;
+	for (; child; child = c->next_sibling, k++) {
+		c = fileset_get(&t->files, child);
+		fs_fill_attr(t, c, &st);
+		ent = fuse_add_direntry(req, buf + used, size - used, c->name,
+					&st, (off_t)(k + 1));
+		if (ent > size - used)
+			break;
+		used += ent;
+	}
+out_reply:
+	fuse_reply_buf(req, buf, used);
+	free(buf);
+}
+
+static void fs_statfs(fuse_req_t req, fuse_ino_t ino)
+{
+	struct testfs *t = fs_of(req);
+	struct statvfs sv;
+
+	(void)ino;
+	memset(&sv, 0, sizeof(sv));
+	sv.f_bsize = t->page_size;
+	sv.f_frsize = t->page_size;
+	sv.f_files = t->files.count;
+	sv.f_namemax = FILESET_NAME_MAX;
+	fuse_reply_statfs(req, &sv);
+}
+
+static void fs_init(void *userdata, struct fuse_conn_info *conn)
+{
+	struct testfs *t = userdata;
+	const struct options *o = t->opts;
+
+	/* Size or mtime changes must never drop the cache behind a test. */
+	conn->want &= ~FUSE_CAP_AUTO_INVAL_DATA;
+	/* The kernel derives max_pages from max_write. */
+	if (o->max_pages != OPT_UNSET)
+		conn->max_write = (unsigned)o->max_pages * t->page_size;
+	if (o->max_background != OPT_UNSET)
+		conn->max_background = (unsigned)o->max_background;
+	if (o->congestion_threshold != OPT_UNSET) {
+		if (o->max_background == OPT_UNSET)
+			conn->max_background = KERNEL_DEFAULT_MAX_BACKGROUND;
+		conn->congestion_threshold =
+			(unsigned)o->congestion_threshold;
+	}
+}
+
+const struct fuse_lowlevel_ops testfs_ops = {
+	.init = fs_init,
+	.lookup = fs_lookup,
+	.getattr = fs_getattr,
+	.setattr = fs_setattr,
+	.open = fs_open,
+	.read = fs_read,
+	.write = fs_write,
+	.release = fs_release,
+	.opendir = fs_opendir,
+	.readdir = fs_readdir,
+	.statfs = fs_statfs,
+};

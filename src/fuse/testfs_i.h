@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The state of one mounted testfs, shared by the FUSE front end, the
+ * control directory and the daemon. Request handlers touch only the parts
+ * marked "read path" without a lock.
+ */
+#ifndef TESTFS_I_H
+#define TESTFS_I_H
+
+#define FUSE_USE_VERSION 34
+
+#include <fuse_lowlevel.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../daemon/options.h"
+#include "../log/log_ring.h"
+#include "../log/log_writer.h"
+#include "../store/fileset.h"
+
+struct testfs_stats {
+	_Atomic uint64_t reads;
+	_Atomic uint64_t read_bytes;
+	_Atomic uint64_t reads_past_eof;
+	_Atomic uint64_t errors_injected;
+	_Atomic uint64_t marks;
+	_Atomic uint64_t clears;
+	_Atomic uint64_t drop_caches;
+	_Atomic uint64_t ctl_commands;
+	_Atomic uint64_t ctl_rejected;
+};
+
+/* What the kernel actually uses, read back after mounting. */
+struct testfs_knobs {
+	char bdi[32];		/* "major:minor", empty until mounted */
+	unsigned dev_major;
+	unsigned dev_minor;
+	int64_t ra_kb;		/* -1: unknown */
+	int64_t max_pages;
+	int64_t max_pages_limit;
+	int64_t max_background;	/* -1: unknown */
+	int64_t congestion_threshold;
+	char note[256];		/* why something is unknown or differs */
+};
+
+struct testfs {
+	const struct options *opts;
+	struct fileset files;		/* read path, immutable */
+	struct log_ring log;		/* read path, lock-free */
+	struct log_writer *writer;	/* NULL without --log */
+	struct testfs_stats stats;	/* read path, atomics */
+	struct fuse_session *se;
+	char *mountpoint;		/* absolute */
+	uint32_t page_size;
+	uid_t uid;
+	gid_t gid;
+	time_t mtime;			/* every node's fixed time */
+	uint64_t started_ns;
+
+	/* Control commands and the error file. */
+	pthread_mutex_t ctl_lock;
+	char error[512];
+	struct testfs_knobs knobs;
+};
+
+extern const struct fuse_lowlevel_ops testfs_ops;
+
+#endif

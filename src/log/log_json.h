@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The JSON Lines form of the read log, shared by MOUNT/.testfs/log and the
+ * --log file so both say exactly the same thing.
+ */
+#ifndef TESTFS_LOG_JSON_H
+#define TESTFS_LOG_JSON_H
+
+#include <stdint.h>
+
+#include "../common/strbuf.h"
+#include "log_record.h"
+
+/*
+ * Appends @rec as one JSON object and a newline. @file is the name of the
+ * file the record's inode serves (ignored for marks); @page_size converts
+ * bytes into the page fields.
+ */
+void log_json_record(struct strbuf *sb, const struct log_record *rec,
+		     const char *file, uint32_t page_size);
+
+/* Appends the line that stands for @count lost records from @first_seq. */
+void log_json_lost(struct strbuf *sb, uint64_t first_seq, uint64_t count);
+
+#endif

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: MIT
+#include "log_writer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../common/strbuf.h"
+#include "log_json.h"
+
+/* How often the thread drains the ring without being asked. */
+#define WRITER_PERIOD_MS 100
+
+struct log_writer {
+	struct log_ring *ring;
+	uint32_t page_size;
+	log_name_fn name_of;
+	void *name_ctx;
+	int fd;
+	/* Serialises draining; the read path never takes it. */
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	pthread_t thread;
+	bool stop;
+	uint64_t cursor;
+	uint64_t lost;
+	int error;
+	struct strbuf buf;
+};
+
+static void writer_visit(void *arg, const struct log_record *rec)
+{
+	struct log_writer *w = arg;
+	const char *name = NULL;
+
+	if (rec->kind == LOG_READ)
+		name = w->name_of(w->name_ctx, rec->read.ino);
+	log_json_record(&w->buf, rec, name, w->page_size);
+}
+
+static void writer_lost(void *arg, uint64_t first_seq, uint64_t count)
+{
+	struct log_writer *w = arg;
+
+	w->lost += count;
+	log_json_lost(&w->buf, first_seq, count);
+}
+
+static int write_all(int fd, const char *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Called with w->lock held. */
+static int drain_locked(struct log_writer *w)
+{
+	int err;
+
+	strbuf_reset(&w->buf);
+	w->cursor = log_ring_walk(w->ring, w->cursor, writer_visit,
+				  writer_lost, w);
+	if (w->buf.oom)
+		err = -ENOMEM;
+	else
+		err = write_all(w->fd, w->buf.data ? w->buf.data : "",
+				w->buf.len);
+	if (err && !w->error)
+		w->error = err;
+	if (w->buf.cap > (1u << 24))
+		strbuf_free(&w->buf);
+	return err;
+}
+
+static void *writer_main(void *arg)
+{
+	struct log_writer *w = arg;
+	struct timespec ts;
+
+	pthread_mutex_lock(&w->lock);
+	while (!w->stop) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_nsec += WRITER_PERIOD_MS * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&w->wake, &w->lock, &ts);
+		drain_locked(w);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+int log_writer_start(struct log_writer **out, struct log_ring *ring,
+		     const char *path, uint32_t page_size, log_name_fn name_of,
+		     void *name_ctx)
+{
+	struct log_writer *w;
+	pthread_condattr_t ca;
+	int err;
+
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_APPEND,
+		     0644);
+	if (w->fd < 0) {
+		err = -errno;
+		goto out_free;
+	}
+	w->ring = ring;
+	w->page_size = page_size;
+	w->name_of = name_of;
+	w->name_ctx = name_ctx;
+	w->cursor = log_ring_head(ring);
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&w->wake, &ca);
+	pthread_condattr_destroy(&ca);
+	err = -pthread_create(&w->thread, NULL, writer_main, w);
+	if (err)
+		goto out_close;
+	*out = w;
+	return 0;
+out_close:
+	pthread_cond_destroy(&w->wake);
+	pthread_mutex_destroy(&w->lock);
+	close(w->fd);
+out_free:
+	free(w);
+	return err;
+}
+
+int log_writer_flush(struct log_writer *w)
+{
+	int err;
+
+	pthread_mutex_lock(&w->lock);
+	err = drain_locked(w);
+	pthread_mutex_unlock(&w->lock);
+	return err;
+}
+
+uint64_t log_writer_lost(struct log_writer *w)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&w->lock);
+	n = w->lost;
+	pthread_mutex_unlock(&w->lock);
+	return n;
+}
+
+int log_writer_stop(struct log_writer *w)
+{
+	int err;
+
+	pthread_mutex_lock(&w->lock);
+	w->stop = true;
+	pthread_cond_signal(&w->wake);
+	pthread_mutex_unlock(&w->lock);
+	pthread_join(w->thread, NULL);
+	drain_locked(w);
+	if (fsync(w->fd) && !w->error && errno != EINVAL)
+		w->error = -errno;
+	if (close(w->fd) && !w->error)
+		w->error = -errno;
+	err = w->error;
+	strbuf_free(&w->buf);
+	pthread_cond_destroy(&w->wake);
+	pthread_mutex_destroy(&w->lock);
+	free(w);
+	return err;
+}
