@@ -180,6 +180,9 @@ int serve(struct testfs *t)
 			watching = true;
 	}
 	ret = fuse_session_loop(t->se);
+	/* libfuse reports the signal that ended the loop as a positive value. */
+	if (ret > 0)
+		ret = 0;
 	status = ret == 0 ? 0 : 1;
 	if (ret != 0 && !startup_done())
 		startup_fail(1, "the FUSE session failed: %s",

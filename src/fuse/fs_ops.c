@@ -323,8 +323,11 @@ static void fs_init(void *userdata, struct fuse_conn_info *conn)
 	/* Size or mtime changes must never drop the cache behind a test. */
 	conn->want &= ~FUSE_CAP_AUTO_INVAL_DATA;
 	/* The kernel derives max_pages from max_write. */
-	if (o->max_pages != OPT_UNSET)
+	if (o->max_pages != OPT_UNSET) {
 		conn->max_write = (unsigned)o->max_pages * t->page_size;
+		/* Must equal the max_read mount option serve() passed. */
+		conn->max_read = conn->max_write;
+	}
 	if (o->max_background != OPT_UNSET)
 		conn->max_background = (unsigned)o->max_background;
 	if (o->congestion_threshold != OPT_UNSET) {

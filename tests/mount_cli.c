@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The command line as a user meets it: bad input exits 2 with a message
+ * that names the offending argument; --help documents every option.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mount_harness.h"
+
+struct bad_case {
+	const char *args[6];
+	const char *named; /* must appear in the message */
+};
+
+static const struct bad_case bad_cases[] = {
+	{ { "--frobnicate", "/mnt" }, "--frobnicate" },
+	{ { "-z", "/mnt" }, "-z" },
+	{ { "--file", "a.bin:12Q", "/mnt" }, "a.bin:12Q" },
+	{ { "--file", "a.bin:0", "/mnt" }, "a.bin:0" },
+	{ { "--file", "a.bin:-4K", "/mnt" }, "a.bin:-4K" },
+	{ { "--file", "a.bin:99999999999999999999", "/mnt" }, "a.bin:9999" },
+	{ { "--file", "a.bin:8E", "/mnt" }, "a.bin:8E" },
+	{ { "--file", "a.bin:1M", "--file", "a.bin:2M", "/mnt" }, "a.bin" },
+	{ { "--file", "a.bin", "/mnt" }, "NAME:SIZE" },
+	{ { "--file", "a.bin:1M:squares", "/mnt" }, "squares" },
+	{ { "--file", "../a.bin:1M", "/mnt" }, "../a.bin" },
+	{ { "--file", ".testfs/x:1M", "/mnt" }, ".testfs" },
+	{ { "--ra-kb", "lots", "/mnt" }, "--ra-kb" },
+	{ { "--ra-kb", "-1", "/mnt" }, "--ra-kb" },
+	{ { "--max-pages", "0", "/mnt" }, "--max-pages" },
+	{ { "--max-pages", "257", "/mnt" }, "--max-pages" },
+	{ { "--max-background", "0", "/mnt" }, "--max-background" },
+	{ { "--congestion-threshold", "50", "/mnt" },
+	  "--congestion-threshold" },
+	{ { "--log-capacity", "3", "/mnt" }, "--log-capacity" },
+	{ { "--config", "/nonexistent.conf", "/mnt" }, "/nonexistent.conf" },
+	{ { "--file" }, "--file" },
+	{ { "--file", "a:1M" }, "MOUNTPOINT" },
+	{ { "/mnt", "/other" }, "/other" },
+};
+
+Test(cli, bad_arguments_exit_2_naming_them, .timeout = 60)
+{
+	size_t i, k;
+
+	for (i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
+		const char *argv[8] = { harness_bin() };
+		char *out;
+		int status;
+
+		for (k = 0; bad_cases[i].args[k]; k++)
+			argv[k + 1] = bad_cases[i].args[k];
+		status = harness_run(argv, &out, 10);
+		cr_expect_eq(status, 2, "case %zu (%s): exit %d: %s", i,
+			     bad_cases[i].named, status, out);
+		cr_expect_not_null(strstr(out, bad_cases[i].named),
+				   "case %zu: message does not name '%s': %s",
+				   i, bad_cases[i].named, out);
+		free(out);
+	}
+}
+
+Test(cli, help_documents_every_option)
+{
+	static const char *const opts[] = {
+		"--file",	 "--config",	     "--ra-kb",
+		"--max-pages",	 "--max-background", "--congestion-threshold",
+		"--log",	 "--log-capacity",   "--foreground",
+		"--debug",	 "--quiet",	     "--no-auto-unmount",
+		"--ready-fd",	 "--watch-pid",	     "--help",
+		"--version",	 "stamp",	     "zero",
+		"random",	 "drop-cache",	     "mark",
+		"clear",	 "Exit status",
+	};
+	const char *argv[] = { harness_bin(), "--help", NULL };
+	char *out;
+	size_t i;
+
+	cr_assert_eq(harness_run(argv, &out, 10), 0);
+	for (i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
+		cr_expect_not_null(strstr(out, opts[i]),
+				   "--help does not mention %s", opts[i]);
+	free(out);
+}
+
+Test(cli, version)
+{
+	const char *argv[] = { harness_bin(), "--version", NULL };
+	char *out;
+
+	cr_assert_eq(harness_run(argv, &out, 10), 0);
+	cr_assert_eq(strncmp(out, "testfs ", 7), 0, "%s", out);
+	free(out);
+}

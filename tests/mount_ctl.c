@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The control directory: effective settings, drop-cache, marks, clear,
+ * errors, and control reads that never appear in the log.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "common/pagecache.h"
+#include "mount_harness.h"
+
+#define PAGE 4096u
+
+static struct tfs_mount mnt;
+
+static void start(void)
+{
+	static const char *const args[] = {
+		"--file", "big.bin:16M",
+		"--file", "dir/other.bin:1M:random:7",
+		"--ra-kb", "512",
+		"--max-pages", "64",
+		"--max-background", "20",
+		"--congestion-threshold", "15",
+		NULL,
+	};
+
+	harness_start(&mnt, args);
+}
+
+static void stop(void)
+{
+	harness_stop(&mnt);
+}
+
+TestSuite(ctl, .init = start, .fini = stop, .timeout = 60);
+
+static void read_all(const char *name, size_t len)
+{
+	char *buf = malloc(len);
+	int fd = open(harness_path(&mnt, name), O_RDONLY);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(read(fd, buf, len), (ssize_t)len);
+	close(fd);
+	free(buf);
+}
+
+static uint64_t cached_pages(const char *name)
+{
+	struct pagecache_stat st;
+	int fd = open(harness_path(&mnt, name), O_RDONLY);
+	int err;
+
+	cr_assert_geq(fd, 0);
+	err = pagecache_stat(fd, 0, 0, &st);
+	close(fd);
+	if (err == -ENOSYS)
+		cr_skip_test("cachestat() not available on this kernel");
+	cr_assert_eq(err, 0, "cachestat: %s", strerror(-err));
+	return st.nr_cache;
+}
+
+static void expect_field(const char *json, const char *needle)
+{
+	cr_assert_not_null(strstr(json, needle), "%s not in %s", needle, json);
+}
+
+Test(ctl, config_shows_effective_values)
+{
+	char *cfg = harness_read_file(harness_path(&mnt, ".testfs/config"),
+				      NULL);
+	char bdi[64];
+	struct stat st;
+
+	expect_field(cfg, "\"ra_kb\":{\"requested\":512,\"effective\":512}");
+	expect_field(cfg, "\"max_pages\":{\"requested\":64,\"effective\":64}");
+	expect_field(cfg,
+		     "\"max_background\":{\"requested\":20,\"effective\":20}");
+	expect_field(
+		cfg,
+		"\"congestion_threshold\":{\"requested\":15,\"effective\":15}");
+	expect_field(cfg, "\"page_size\":4096");
+	expect_field(cfg, "\"name\":\"dir/other.bin\"");
+	expect_field(cfg, "\"pattern\":\"random:7\"");
+	cr_assert_eq(stat(mnt.dir, &st), 0);
+	snprintf(bdi, sizeof(bdi), "\"bdi\":\"%u:%u\"", major(st.st_dev),
+		 minor(st.st_dev));
+	expect_field(cfg, bdi);
+	free(cfg);
+}
+
+Test(ctl, drop_cache_leaves_no_page)
+{
+	read_all("big.bin", 4 << 20);
+	cr_assert_gt(cached_pages("big.bin"), 1000);
+	cr_assert_eq(harness_ctl(&mnt, "drop-cache big.bin"), 0);
+	cr_assert_eq(cached_pages("big.bin"), 0);
+}
+
+Test(ctl, drop_cache_evicts_mapped_pages)
+{
+	volatile char sink;
+	char *map;
+	int fd;
+	size_t i;
+
+	fd = open(harness_path(&mnt, "big.bin"), O_RDONLY);
+	map = mmap(NULL, 256 * PAGE, PROT_READ, MAP_SHARED, fd, 0);
+	cr_assert_neq(map, MAP_FAILED);
+	for (i = 0; i < 256; i++)
+		sink = map[i * PAGE];
+	(void)sink;
+	cr_assert_gt(cached_pages("big.bin"), 0);
+	cr_assert_eq(harness_ctl(&mnt, "drop-cache big.bin"), 0);
+	cr_assert_eq(cached_pages("big.bin"), 0,
+		     "pages still cached while mapped");
+	/* Touching again fetches again: the eviction was real. */
+	cr_assert_eq(harness_ctl(&mnt, "clear"), 0);
+	sink = map[0];
+	munmap(map, 256 * PAGE);
+	close(fd);
+	harness_assert_log_matches_cache(&mnt, "big.bin", 4096);
+}
+
+Test(ctl, drop_cache_all_files)
+{
+	read_all("big.bin", 1 << 20);
+	read_all("dir/other.bin", 1 << 20);
+	cr_assert_eq(harness_ctl(&mnt, "drop-cache"), 0);
+	cr_assert_eq(cached_pages("big.bin"), 0);
+	cr_assert_eq(cached_pages("dir/other.bin"), 0);
+}
+
+Test(ctl, mark_and_clear)
+{
+	char *log;
+	struct tfs_log bin;
+
+	cr_assert_eq(harness_ctl(&mnt, "drop-cache big.bin"), 0);
+	read_all("big.bin", PAGE);
+	cr_assert_eq(harness_ctl(&mnt, "mark phase one"), 0);
+	harness_log(&mnt, &bin);
+	cr_assert_geq(bin.count, 2);
+	cr_assert_eq(bin.recs[bin.count - 1].kind, LOG_MARK);
+	cr_assert_str_eq(bin.recs[bin.count - 1].mark.text, "phase one");
+	harness_log_free(&bin);
+
+	cr_assert_eq(harness_ctl(&mnt, "clear"), 0);
+	log = harness_read_file(harness_path(&mnt, ".testfs/log"), NULL);
+	cr_assert_str_eq(log, "", "log not empty after clear: %s", log);
+	free(log);
+	cr_assert_eq(harness_ctl(&mnt, "mark after\n"), 0);
+	log = harness_read_file(harness_path(&mnt, ".testfs/log"), NULL);
+	/* seq keeps counting across clear. */
+	cr_assert_not_null(strstr(log, "\"mark\":\"after\""), "%s", log);
+	cr_assert_null(strstr(log, "\"seq\":1,"), "%s", log);
+	free(log);
+}
+
+Test(ctl, bad_commands_are_rejected_with_a_reason)
+{
+	static const struct {
+		const char *cmd;
+		const char *reason;
+	} cases[] = {
+		{ "frobnicate\n", "unknown command 'frobnicate'" },
+		{ "drop-cache nosuch.bin\n", "'nosuch.bin'" },
+		{ "drop-cache dir\n", "'dir'" },
+		{ "mark\n", "missing TEXT" },
+		{ "clear now\n", "takes no argument" },
+		{ "mark "
+		  "0123456789012345678901234567890123456789012345678901234567890"
+		  "1234567890123456789012345678901234567890123456789\n",
+		  "limit" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *err;
+
+		cr_assert_eq(harness_ctl(&mnt, cases[i].cmd), -EINVAL,
+			     "'%s' was not rejected with EINVAL", cases[i].cmd);
+		err = harness_read_file(harness_path(&mnt, ".testfs/error"),
+					NULL);
+		cr_assert_not_null(strstr(err, cases[i].reason),
+				   "error for '%s' is '%s'", cases[i].cmd, err);
+		free(err);
+	}
+	cr_assert_eq(harness_ctl(&mnt, "clear\n"), 0);
+	cr_assert_str_eq(harness_read_file(harness_path(&mnt, ".testfs/error"),
+					   NULL),
+			 "", "error not cleared by a good command");
+}
+
+Test(ctl, control_reads_are_not_logged)
+{
+	static const char *const files[] = { ".testfs/log", ".testfs/log.bin",
+					     ".testfs/config", ".testfs/stats",
+					     ".testfs/error" };
+	size_t i, k;
+	char *log;
+
+	cr_assert_eq(harness_ctl(&mnt, "clear"), 0);
+	for (k = 0; k < 20; k++)
+		for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+			free(harness_read_file(harness_path(&mnt, files[i]),
+					       NULL));
+	log = harness_read_file(harness_path(&mnt, ".testfs/log"), NULL);
+	cr_assert_str_eq(log, "", "control reads were logged: %s", log);
+	free(log);
+}
+
+Test(ctl, access_modes)
+{
+	int fd;
+
+	fd = open(harness_path(&mnt, "big.bin"), O_WRONLY);
+	cr_assert_eq(fd, -1);
+	cr_assert(errno == EROFS || errno == EACCES, "errno %d", errno);
+	fd = open(harness_path(&mnt, ".testfs/ctl"), O_RDONLY);
+	cr_assert_eq(fd, -1);
+	fd = open(harness_path(&mnt, ".testfs/stats"), O_WRONLY);
+	cr_assert_eq(fd, -1);
+	cr_assert_eq(truncate(harness_path(&mnt, "big.bin"), 0), -1);
+}
+
+Test(ctl, log_json_and_binary_agree)
+{
+	struct tfs_log bin;
+	char *json, *p;
+	size_t lines = 0;
+
+	cr_assert_eq(harness_ctl(&mnt, "drop-cache big.bin"), 0);
+	cr_assert_eq(harness_ctl(&mnt, "clear"), 0);
+	read_all("big.bin", 2 << 20);
+	cr_assert_eq(harness_ctl(&mnt, "mark done"), 0);
+	harness_settle(&mnt);
+	json = harness_read_file(harness_path(&mnt, ".testfs/log"), NULL);
+	harness_log(&mnt, &bin);
+	for (p = json; *p; p++)
+		lines += *p == '\n';
+	cr_assert_eq(lines, bin.count, "%zu JSON lines, %zu binary records",
+		     lines, bin.count);
+	for (size_t i = 0; i < bin.count; i++) {
+		char needle[64];
+
+		snprintf(needle, sizeof(needle), "{\"seq\":%llu,",
+			 (unsigned long long)bin.recs[i].seq);
+		cr_assert_not_null(strstr(json, needle), "seq %llu missing",
+				   (unsigned long long)bin.recs[i].seq);
+	}
+	harness_log_free(&bin);
+	free(json);
+}

@@ -1,0 +1,517 @@
+// SPDX-License-Identifier: MIT
+#include "mount_harness.h"
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ctl/control.h"
+
+#define START_TIMEOUT_MS 10000
+#define STOP_TIMEOUT_MS 10000
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void sleep_ms(unsigned ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+void harness_require_fuse(void)
+{
+	const char *ci = getenv("CI");
+	const char *why = NULL;
+	int fd;
+
+	fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		why = errno == ENOENT ? "/dev/fuse missing" :
+					"/dev/fuse not usable by this user";
+	else
+		close(fd);
+	if (!why && access("/usr/bin/fusermount3", X_OK) != 0 &&
+	    access("/bin/fusermount3", X_OK) != 0)
+		why = "fusermount3 not installed (package fuse3)";
+	if (!why && geteuid() != 0) {
+		struct stat st;
+
+		if (stat("/usr/bin/fusermount3", &st) != 0 ||
+		    !(st.st_mode & S_ISUID))
+			why = "fusermount3 not setuid and not root";
+	}
+	if (!why)
+		return;
+	if (ci && strcmp(ci, "true") == 0)
+		cr_assert_fail("FUSE unavailable under CI=true: %s", why);
+	cr_skip_test("FUSE unavailable: %s", why);
+}
+
+const char *harness_bin(void)
+{
+	const char *bin = getenv("TESTFS_BIN");
+
+	return bin && *bin ? bin : "./src/testfs";
+}
+
+bool harness_is_mounted(const char *dir)
+{
+	char line[4096], mnt[4096];
+	bool found = false;
+	FILE *f;
+
+	f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		/* id parent maj:min root mountpoint ... */
+		if (sscanf(line, "%*s %*s %*s %*s %4095s", mnt) == 1 &&
+		    strcmp(mnt, dir) == 0) {
+			found = true;
+			break;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+void harness_start(struct tfs_mount *m, const char *const *args)
+{
+	const char *argv[64];
+	char readyfd[16], watch[32];
+	int pipefd[2], n = 0, i;
+	struct pollfd pfd;
+	char buf[16];
+	pid_t pid;
+
+	memset(m, 0, sizeof(*m));
+	harness_require_fuse();
+	snprintf(m->root, sizeof(m->root), HARNESS_PREFIX "XXXXXX");
+	cr_assert_not_null(mkdtemp(m->root), "mkdtemp: %s", strerror(errno));
+	snprintf(m->dir, sizeof(m->dir), "%s/mnt", m->root);
+	cr_assert_eq(mkdir(m->dir, 0755), 0, "mkdir %s: %s", m->dir,
+		     strerror(errno));
+	cr_assert_eq(pipe(pipefd), 0);
+	snprintf(readyfd, sizeof(readyfd), "%d", pipefd[1]);
+	snprintf(watch, sizeof(watch), "%d", (int)getpid());
+	argv[n++] = harness_bin();
+	argv[n++] = "-f";
+	argv[n++] = "-q";
+	argv[n++] = "--ready-fd";
+	argv[n++] = readyfd;
+	argv[n++] = "--watch-pid";
+	argv[n++] = watch;
+	for (i = 0; args && args[i] && n < 62; i++)
+		argv[n++] = args[i];
+	argv[n++] = m->dir;
+	argv[n] = NULL;
+	fflush(NULL);
+	pid = fork();
+	cr_assert_neq(pid, -1, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		close(pipefd[0]);
+		execv(argv[0], (char *const *)argv);
+		fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	m->pid = pid;
+	close(pipefd[1]);
+	pfd.fd = pipefd[0];
+	pfd.events = POLLIN;
+	if (poll(&pfd, 1, START_TIMEOUT_MS) != 1 ||
+	    read(pipefd[0], buf, sizeof(buf)) <= 0) {
+		close(pipefd[0]);
+		harness_stop(m);
+		cr_assert_fail("testfs did not become ready (waited at most %d ms; exit status %d)",
+			 START_TIMEOUT_MS, m->status);
+	}
+	close(pipefd[0]);
+	cr_assert(harness_is_mounted(m->dir), "%s is not mounted", m->dir);
+}
+
+static int wait_exit(pid_t pid, unsigned timeout_ms, int *status)
+{
+	uint64_t end = now_ms() + timeout_ms;
+	int ws;
+
+	for (;;) {
+		pid_t r = waitpid(pid, &ws, WNOHANG);
+
+		if (r == pid) {
+			*status = WIFEXITED(ws) ? WEXITSTATUS(ws) :
+						  -WTERMSIG(ws);
+			return 0;
+		}
+		if (r < 0)
+			return -errno;
+		if (now_ms() > end)
+			return -ETIMEDOUT;
+		sleep_ms(10);
+	}
+}
+
+int harness_stop(struct tfs_mount *m)
+{
+	uint64_t end;
+
+	if (m->stopped || !m->pid)
+		return m->status;
+	m->stopped = true;
+	kill(m->pid, SIGTERM);
+	if (wait_exit(m->pid, STOP_TIMEOUT_MS, &m->status) != 0) {
+		kill(m->pid, SIGKILL);
+		wait_exit(m->pid, STOP_TIMEOUT_MS, &m->status);
+		m->status = -SIGKILL;
+	}
+	/* auto_unmount removes the mount asynchronously after a crash. */
+	end = now_ms() + 5000;
+	while (harness_is_mounted(m->dir) && now_ms() < end)
+		sleep_ms(10);
+	if (harness_is_mounted(m->dir))
+		umount2(m->dir, MNT_DETACH);
+	rmdir(m->dir);
+	rmdir(m->root);
+	return m->status;
+}
+
+char *harness_path(struct tfs_mount *m, const char *name)
+{
+	static __thread char paths[8][512];
+	static __thread unsigned next;
+	char *p = paths[next++ % 8];
+
+	snprintf(p, 512, "%s/%s", m->dir, name);
+	return p;
+}
+
+int harness_ctl(struct tfs_mount *m, const char *cmd)
+{
+	int fd, err = 0;
+	ssize_t n;
+
+	fd = open(harness_path(m, ".testfs/ctl"), O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, cmd, strlen(cmd));
+	if (n < 0)
+		err = -errno;
+	else if ((size_t)n != strlen(cmd))
+		err = -EIO;
+	close(fd);
+	return err;
+}
+
+char *harness_read_file(const char *path, size_t *len)
+{
+	size_t cap = 65536, used = 0;
+	char *buf = malloc(cap + 1);
+	ssize_t n;
+	int fd;
+
+	cr_assert_not_null(buf);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	cr_assert_geq(fd, 0, "open %s: %s", path, strerror(errno));
+	while ((n = read(fd, buf + used, cap - used)) > 0) {
+		used += (size_t)n;
+		if (used == cap) {
+			cap *= 2;
+			buf = realloc(buf, cap + 1);
+			cr_assert_not_null(buf);
+		}
+	}
+	cr_assert_geq(n, 0, "read %s: %s", path, strerror(errno));
+	close(fd);
+	buf[used] = '\0';
+	if (len)
+		*len = used;
+	return buf;
+}
+
+void harness_settle(struct tfs_mount *m)
+{
+	char path[128], buf[32];
+	uint64_t end = now_ms() + 5000;
+	struct stat st;
+	unsigned kdev;
+	int fd;
+	ssize_t n;
+
+	cr_assert_eq(stat(m->dir, &st), 0);
+	kdev = (major(st.st_dev) << 20) | minor(st.st_dev);
+	snprintf(path, sizeof(path), "/sys/fs/fuse/connections/%u/waiting",
+		 kdev);
+	while (now_ms() < end) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return; /* no fusectl: nothing to wait on */
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n > 0) {
+			buf[n] = '\0';
+			if (atoi(buf) == 0)
+				return;
+		}
+		sleep_ms(2);
+	}
+	cr_assert_fail("requests of %s still in flight after 5 s", m->dir);
+}
+
+void harness_log(struct tfs_mount *m, struct tfs_log *log)
+{
+	struct control_log_header hdr;
+	size_t len;
+	char *buf;
+
+	buf = harness_read_file(harness_path(m, ".testfs/log.bin"), &len);
+	cr_assert_geq(len, sizeof(hdr), "log.bin shorter than its header");
+	memcpy(&hdr, buf, sizeof(hdr));
+	cr_assert_eq(memcmp(hdr.magic, "TFSLOG1\n", 8), 0, "bad log.bin magic");
+	cr_assert_eq(hdr.record_size, sizeof(struct log_record));
+	cr_assert_eq(len, sizeof(hdr) + hdr.count * sizeof(struct log_record),
+		     "log.bin length %zu does not match its %llu records", len,
+		     (unsigned long long)hdr.count);
+	memset(log, 0, sizeof(*log));
+	log->count = hdr.count;
+	log->lost = hdr.lost;
+	log->first_seq = hdr.first_seq;
+	log->next_seq = hdr.next_seq;
+	log->recs = malloc(hdr.count * sizeof(struct log_record) + 1);
+	cr_assert_not_null(log->recs);
+	memcpy(log->recs, buf + sizeof(hdr),
+	       hdr.count * sizeof(struct log_record));
+	free(buf);
+}
+
+void harness_log_free(struct tfs_log *log)
+{
+	free(log->recs);
+	memset(log, 0, sizeof(*log));
+}
+
+size_t harness_fetch_counts(const struct tfs_log *log, uint64_t ino,
+			    uint32_t *counts, size_t npages)
+{
+	size_t i, nrec = 0;
+	uint64_t p, first, end;
+
+	memset(counts, 0, npages * sizeof(*counts));
+	for (i = 0; i < log->count; i++) {
+		const struct log_record *r = &log->recs[i];
+
+		if (r->kind != LOG_READ || r->read.ino != ino)
+			continue;
+		nrec++;
+		first = r->read.off / 4096;
+		end = (r->read.off + r->read.len + 4095) / 4096;
+		for (p = first; p < end && p < npages; p++)
+			counts[p]++;
+	}
+	return nrec;
+}
+
+void harness_resident(const char *path, unsigned char *vec, size_t npages)
+{
+	void *map;
+	size_t i;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	cr_assert_geq(fd, 0, "open %s: %s", path, strerror(errno));
+	map = mmap(NULL, npages * 4096, PROT_READ, MAP_SHARED, fd, 0);
+	cr_assert_neq(map, MAP_FAILED, "mmap: %s", strerror(errno));
+	cr_assert_eq(mincore(map, npages * 4096, vec), 0, "mincore: %s",
+		     strerror(errno));
+	for (i = 0; i < npages; i++)
+		vec[i] &= 1;
+	munmap(map, npages * 4096);
+	close(fd);
+}
+
+uint64_t harness_ino(const char *path)
+{
+	struct stat st;
+
+	cr_assert_eq(stat(path, &st), 0, "stat %s: %s", path, strerror(errno));
+	return st.st_ino;
+}
+
+size_t harness_assert_log_matches_cache(struct tfs_mount *m, const char *name,
+					size_t npages)
+{
+	const char *path = harness_path(m, name);
+	unsigned char *vec = malloc(npages);
+	uint32_t *counts = malloc(npages * sizeof(*counts));
+	struct tfs_log log;
+	size_t p, fetched = 0, mismatches = 0, first_bad = 0;
+
+	cr_assert(vec && counts);
+	harness_settle(m);
+	harness_log(m, &log);
+	cr_assert_eq(log.lost, 0, "the log lost %llu records",
+		     (unsigned long long)log.lost);
+	harness_fetch_counts(&log, harness_ino(path), counts, npages);
+	harness_resident(path, vec, npages);
+	for (p = 0; p < npages; p++) {
+		cr_assert_leq(counts[p], 1, "%s page %zu fetched %u times", name,
+			      p, counts[p]);
+		fetched += counts[p];
+		if ((counts[p] != 0) != (vec[p] != 0)) {
+			if (!mismatches)
+				first_bad = p;
+			mismatches++;
+		}
+	}
+	cr_assert_eq(mismatches, 0,
+		     "%s: %zu pages differ between the log and mincore(), first at page %zu (logged %u, resident %u)",
+		     name, mismatches, first_bad, counts[first_bad],
+		     vec[first_bad]);
+	harness_log_free(&log);
+	free(vec);
+	free(counts);
+	return fetched;
+}
+
+int harness_run(const char *const *argv, char **out, int timeout_s)
+{
+	size_t cap = 4096, used = 0;
+	int pipefd[2], status = -1;
+	uint64_t end;
+	pid_t pid;
+	char *buf;
+
+	buf = malloc(cap + 1);
+	cr_assert_not_null(buf);
+	cr_assert_eq(pipe2(pipefd, O_CLOEXEC), 0);
+	fflush(NULL);
+	pid = fork();
+	cr_assert_neq(pid, -1);
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDONLY);
+
+		dup2(null, 0);
+		dup2(pipefd[1], 1);
+		dup2(pipefd[1], 2);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	end = now_ms() + (uint64_t)timeout_s * 1000;
+	for (;;) {
+		struct pollfd pfd = { pipefd[0], POLLIN, 0 };
+		int left = (int)(end - now_ms());
+		ssize_t n;
+
+		if (left <= 0 || poll(&pfd, 1, left) <= 0)
+			break;
+		if (used == cap) {
+			cap *= 2;
+			buf = realloc(buf, cap + 1);
+			cr_assert_not_null(buf);
+		}
+		n = read(pipefd[0], buf + used, cap - used);
+		if (n <= 0)
+			break;
+		used += (size_t)n;
+	}
+	close(pipefd[0]);
+	buf[used] = '\0';
+	if (wait_exit(pid, (unsigned)timeout_s * 1000, &status) != 0) {
+		kill(pid, SIGKILL);
+		wait_exit(pid, 5000, &status);
+		status = -1;
+	}
+	*out = buf;
+	return status;
+}
+
+void harness_assert_no_leftover_mounts(void)
+{
+	char line[4096], mnt[4096], fstype[256];
+	uint64_t end = now_ms() + 5000;
+	bool found;
+	FILE *f;
+
+	do {
+		found = false;
+		f = fopen("/proc/self/mountinfo", "re");
+		if (!f)
+			return;
+		while (fgets(line, sizeof(line), f)) {
+			char *sep = strstr(line, " - ");
+
+			if (!sep ||
+			    sscanf(line, "%*s %*s %*s %*s %4095s", mnt) != 1 ||
+			    sscanf(sep + 3, "%255s", fstype) != 1)
+				continue;
+			if (strncmp(mnt, HARNESS_PREFIX,
+				    strlen(HARNESS_PREFIX)) == 0 &&
+			    strcmp(fstype, "fuse.testfs") == 0)
+				found = true;
+		}
+		fclose(f);
+		if (found)
+			sleep_ms(20);
+	} while (found && now_ms() < end);
+	cr_assert(!found, "a testfs mount under " HARNESS_PREFIX
+			  "* was left behind");
+}
+
+/*
+ * After all tests of a binary (and after their daemons had time to see
+ * their test process exit), no mount of ours may remain. A report hook
+ * cannot fail a test, so it fails the whole run.
+ */
+ReportHook(POST_ALL)(struct criterion_global_stats *stats)
+{
+	char line[4096], mnt[4096];
+	uint64_t end = now_ms() + 5000;
+	int left;
+	FILE *f;
+
+	(void)stats;
+	do {
+		left = 0;
+		f = fopen("/proc/self/mountinfo", "re");
+		if (!f)
+			return;
+		while (fgets(line, sizeof(line), f)) {
+			char *sep = strstr(line, " - ");
+
+			if (sep && strstr(sep, "fuse.testfs") &&
+			    sscanf(line, "%*s %*s %*s %*s %4095s", mnt) == 1 &&
+			    strncmp(mnt, HARNESS_PREFIX,
+				    strlen(HARNESS_PREFIX)) == 0)
+				left++;
+		}
+		fclose(f);
+		if (left)
+			sleep_ms(20);
+	} while (left && now_ms() < end);
+	if (left) {
+		fprintf(stderr,
+			"FAIL: %d testfs mount(s) under " HARNESS_PREFIX
+			"* left behind\n",
+			left);
+		fflush(stderr);
+		_exit(1);
+	}
+}

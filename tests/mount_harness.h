@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Mount tests: start the real testfs binary as a separate process on a
+ * private mountpoint, talk to it through the mount, and make sure no mount
+ * survives the test, whatever happens to it:
+ *  - every start has a time limit and every stop falls back to SIGKILL and
+ *    a lazy unmount;
+ *  - the daemon runs with --watch-pid of the test process, so a test that
+ *    crashes (Criterion forks each test) still gets its mount removed;
+ *  - the daemon runs with auto_unmount, so even a SIGKILLed daemon leaves
+ *    no mount behind;
+ *  - each test binary checks at the end that no mount of its own is left.
+ */
+#ifndef TESTFS_MOUNT_HARNESS_H
+#define TESTFS_MOUNT_HARNESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "log/log_record.h"
+
+#define HARNESS_PREFIX "/tmp/testfs-test."
+
+struct tfs_mount {
+	pid_t pid;
+	char root[128];		/* private directory, holds mnt/ */
+	char dir[160];		/* the mountpoint */
+	int status;		/* exit status once stopped */
+	bool stopped;
+};
+
+struct tfs_log {
+	struct log_record *recs;
+	size_t count;
+	uint64_t lost;
+	uint64_t first_seq;
+	uint64_t next_seq;
+};
+
+/* Skips the test where FUSE is unusable; under CI=true fails instead. */
+void harness_require_fuse(void);
+
+/* The daemon binary (TESTFS_BIN from meson). */
+const char *harness_bin(void);
+
+/*
+ * Starts testfs in the foreground with @args (NULL-terminated) and waits
+ * up to 10 s for it to be ready. Fails the test on error.
+ */
+void harness_start(struct tfs_mount *m, const char *const *args);
+
+/* SIGTERM, then wait up to 10 s; returns the exit status (or -signal). */
+int harness_stop(struct tfs_mount *m);
+
+/* Whether @dir is currently a mountpoint (from /proc/self/mountinfo). */
+bool harness_is_mounted(const char *dir);
+
+/* Full path of @name inside the mount (static buffer per call site). */
+char *harness_path(struct tfs_mount *m, const char *name);
+
+/* Writes @cmd to .testfs/ctl; returns 0 or -errno. */
+int harness_ctl(struct tfs_mount *m, const char *cmd);
+
+/* Reads a whole control file into a malloc'd NUL-terminated buffer. */
+char *harness_read_file(const char *path, size_t *len);
+
+/* Waits until the kernel has no request of this mount in flight. */
+void harness_settle(struct tfs_mount *m);
+
+/* Snapshot of .testfs/log.bin. */
+void harness_log(struct tfs_mount *m, struct tfs_log *log);
+void harness_log_free(struct tfs_log *log);
+
+/*
+ * Per-page fetch counts of file @ino from @log into @counts (@npages
+ * entries, zeroed first). Returns the number of read records of the file.
+ */
+size_t harness_fetch_counts(const struct tfs_log *log, uint64_t ino,
+			    uint32_t *counts, size_t npages);
+
+/* Residency of each page of @path by mincore() (1 = cached). */
+void harness_resident(const char *path, unsigned char *vec, size_t npages);
+
+/* Inode number of @path. */
+uint64_t harness_ino(const char *path);
+
+/*
+ * Asserts that the pages the log says were fetched equal the pages
+ * mincore() shows resident, and that no page was fetched twice.
+ * Returns the number of fetched pages.
+ */
+size_t harness_assert_log_matches_cache(struct tfs_mount *m, const char *name,
+					size_t npages);
+
+/*
+ * Runs @argv (argv[0] is a path) with stdin closed, collects stderr and
+ * stdout into *@out (malloc'd), waits at most @timeout_s; returns the
+ * exit status, or -1 if it had to be killed.
+ */
+int harness_run(const char *const *argv, char **out, int timeout_s);
+
+/* Fails the test if any testfs mount under HARNESS_PREFIX is left. */
+void harness_assert_no_leftover_mounts(void);
+
+#endif

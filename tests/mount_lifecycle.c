@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Start-up and shutdown: the daemon returns only when the mount is ready,
+ * every way of stopping it unmounts and flushes the log, and no way of
+ * dying leaves a mount behind.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mount_harness.h"
+
+#define FUSE_SUPER_MAGIC 0x65735546
+
+TestSuite(lifecycle, .timeout = 60);
+
+static void sleep_ms(unsigned ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+static bool wait_unmounted(const char *dir, unsigned ms)
+{
+	unsigned waited;
+
+	for (waited = 0; waited < ms; waited += 10) {
+		if (!harness_is_mounted(dir))
+			return true;
+		sleep_ms(10);
+	}
+	return !harness_is_mounted(dir);
+}
+
+static size_t count_lines(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+static void read_some(struct tfs_mount *m)
+{
+	char buf[4096];
+	int fd = open(harness_path(m, "a.bin"), O_RDONLY);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(pread(fd, buf, sizeof(buf), 0), (ssize_t)sizeof(buf));
+	close(fd);
+}
+
+static void log_path(char *buf, size_t len)
+{
+	snprintf(buf, len, "/tmp/testfs-lifecycle-%d.jsonl", (int)getpid());
+}
+
+Test(lifecycle, sigterm_unmounts_and_flushes_log)
+{
+	char path[128];
+	const char *args[] = { "--file", "a.bin:1M", "--log", path, NULL };
+	struct tfs_mount m;
+	char *text;
+
+	log_path(path, sizeof(path));
+	harness_start(&m, args);
+	read_some(&m);
+	cr_assert_eq(harness_stop(&m), 0, "exit status after SIGTERM");
+	cr_assert(!harness_is_mounted(m.dir));
+	text = harness_read_file(path, NULL);
+	cr_assert_geq(count_lines(text), 1, "log file is empty");
+	cr_assert_not_null(strstr(text, "\"file\":\"a.bin\""));
+	free(text);
+	unlink(path);
+}
+
+Test(lifecycle, fusermount_u_ends_the_daemon)
+{
+	char path[128];
+	const char *args[] = { "--file", "a.bin:1M", "--log", path, NULL };
+	const char *um[] = { "/usr/bin/fusermount3", "-u", NULL, NULL };
+	struct tfs_mount m;
+	char *out, *text;
+	int status = -1, ws;
+	unsigned waited;
+
+	log_path(path, sizeof(path));
+	harness_start(&m, args);
+	read_some(&m);
+	um[2] = m.dir;
+	cr_assert_eq(harness_run(um, &out, 10), 0, "fusermount3 -u: %s", out);
+	free(out);
+	for (waited = 0; waited < 10000; waited += 10) {
+		if (waitpid(m.pid, &ws, WNOHANG) == m.pid) {
+			status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128;
+			break;
+		}
+		sleep_ms(10);
+	}
+	m.stopped = true;
+	m.status = status;
+	harness_stop(&m);
+	cr_assert_eq(status, 0, "daemon exit status %d after fusermount3 -u",
+		     status);
+	text = harness_read_file(path, NULL);
+	cr_assert_geq(count_lines(text), 1, "log not flushed at unmount");
+	free(text);
+	unlink(path);
+}
+
+Test(lifecycle, sigkill_leaves_no_mount)
+{
+	const char *args[] = { "--file", "a.bin:1M", NULL };
+	struct tfs_mount m;
+	int ws;
+
+	harness_start(&m, args);
+	read_some(&m);
+	kill(m.pid, SIGKILL);
+	waitpid(m.pid, &ws, 0);
+	m.stopped = true;
+	cr_assert(wait_unmounted(m.dir, 5000),
+		  "mount still present 5 s after SIGKILL");
+	harness_stop(&m);
+}
+
+/* A test process that dies mid-way: its daemon unmounts (--watch-pid). */
+Test(lifecycle, killed_client_leaves_no_mount)
+{
+	int pipefd[2], ws;
+	char dir[160] = "";
+	pid_t child;
+
+	cr_assert_eq(pipe(pipefd), 0);
+	child = fork();
+	cr_assert_neq(child, -1);
+	if (child == 0) {
+		const char *args[] = { "--file", "a.bin:1M", NULL };
+		struct tfs_mount m;
+
+		close(pipefd[0]);
+		harness_start(&m, args);
+		if (write(pipefd[1], m.dir, strlen(m.dir) + 1) < 0)
+			_exit(1);
+		pause(); /* killed below */
+		_exit(0);
+	}
+	close(pipefd[1]);
+	cr_assert_gt(read(pipefd[0], dir, sizeof(dir) - 1), 0,
+		     "child did not mount");
+	close(pipefd[0]);
+	cr_assert(harness_is_mounted(dir));
+	kill(child, SIGKILL);
+	waitpid(child, &ws, 0);
+	cr_assert(wait_unmounted(dir, 5000),
+		  "%s still mounted 5 s after its client was killed", dir);
+	rmdir(dir);
+	*strrchr(dir, '/') = '\0';
+	rmdir(dir);
+}
+
+/* Without -f, testfs returns only once the mount answers. */
+Test(lifecycle, background_mode_returns_when_ready)
+{
+	char root[] = HARNESS_PREFIX "XXXXXX", dir[160], file[200], buf[64];
+	const char *argv[] = { harness_bin(), "--file", "a.bin:1M", dir,
+			       NULL };
+	const char *um[] = { "/usr/bin/fusermount3", "-u", dir, NULL };
+	struct statfs sfs;
+	char *out;
+	int fd, status;
+
+	harness_require_fuse();
+	cr_assert_not_null(mkdtemp(root));
+	snprintf(dir, sizeof(dir), "%s/mnt", root);
+	cr_assert_eq(mkdir(dir, 0755), 0);
+	status = harness_run(argv, &out, 20);
+	cr_assert_eq(status, 0, "testfs exited %d: %s", status, out);
+	cr_assert_not_null(strstr(out, "read_ahead_kb"),
+			   "no ready line with the effective values: %s", out);
+	free(out);
+	/* No sleep, no retry: the mount must be usable right now. */
+	cr_assert_eq(statfs(dir, &sfs), 0);
+	cr_assert_eq((unsigned long)sfs.f_type, FUSE_SUPER_MAGIC);
+	snprintf(file, sizeof(file), "%s/a.bin", dir);
+	fd = open(file, O_RDONLY);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(read(fd, buf, sizeof(buf)), (ssize_t)sizeof(buf));
+	cr_assert_eq(memcmp(buf, "testfs page 0 file a.bin", 24), 0);
+	close(fd);
+	cr_assert_eq(harness_run(um, &out, 10), 0, "fusermount3 -u: %s", out);
+	free(out);
+	cr_assert(wait_unmounted(dir, 5000));
+	rmdir(dir);
+	rmdir(root);
+}
+
+Test(lifecycle, background_mode_reports_mount_failure)
+{
+	const char *argv[] = { harness_bin(), "/nonexistent/testfs-mnt", NULL };
+	char *out;
+	int status;
+
+	status = harness_run(argv, &out, 20);
+	cr_assert_eq(status, 1, "exit %d: %s", status, out);
+	cr_assert_not_null(strstr(out, "/nonexistent/testfs-mnt"),
+			   "message does not name the mountpoint: %s", out);
+	free(out);
+}
+
+Test(lifecycle, log_file_unwritable_is_a_runtime_error)
+{
+	char root[] = HARNESS_PREFIX "XXXXXX", dir[160];
+	const char *argv[] = { harness_bin(), "-f", "--log",
+			       "/nonexistent/dir/log.jsonl", dir, NULL };
+	char *out;
+	int status;
+
+	harness_require_fuse();
+	cr_assert_not_null(mkdtemp(root));
+	snprintf(dir, sizeof(dir), "%s/mnt", root);
+	cr_assert_eq(mkdir(dir, 0755), 0);
+	status = harness_run(argv, &out, 20);
+	cr_assert_eq(status, 1, "exit %d: %s", status, out);
+	cr_assert_not_null(strstr(out, "/nonexistent/dir/log.jsonl"), "%s",
+			   out);
+	cr_assert(!harness_is_mounted(dir));
+	free(out);
+	rmdir(dir);
+	rmdir(root);
+}
+
+Test(lifecycle, log_overflow_is_counted_and_reported)
+{
+	const char *args[] = { "--file", "a.bin:1M", "--log-capacity", "16",
+			       NULL };
+	struct tfs_mount m;
+	struct tfs_log log;
+	char buf[4096], *json, *stats;
+	int fd, i;
+
+	harness_start(&m, args);
+	fd = open(harness_path(&m, "a.bin"), O_RDONLY);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM), 0);
+	for (i = 0; i < 100; i++)
+		cr_assert_eq(pread(fd, buf, sizeof(buf), i * 4096), 4096);
+	close(fd);
+	harness_log(&m, &log);
+	cr_assert_eq(log.count, 16, "%zu records kept", log.count);
+	cr_assert_eq(log.lost, 84, "%llu lost", (unsigned long long)log.lost);
+	harness_log_free(&log);
+	json = harness_read_file(harness_path(&m, ".testfs/log"), NULL);
+	cr_assert_not_null(strstr(json, "{\"lost\":84,\"first_seq\":1,"),
+			   "%s", json);
+	stats = harness_read_file(harness_path(&m, ".testfs/stats"), NULL);
+	cr_assert_not_null(strstr(stats, "\"lost\":84"), "%s", stats);
+	free(json);
+	free(stats);
+	harness_stop(&m);
+}
