@@ -68,9 +68,20 @@ void harness_require_fuse(void)
 
 const char *harness_bin(void)
 {
+	static char path[4096];
 	const char *bin = getenv("TESTFS_BIN");
+	ssize_t n;
 
-	return bin && *bin ? bin : "./src/testfs";
+	if (bin && *bin)
+		return bin;
+	/* Run by hand: the daemon is built beside tests/ in the build tree. */
+	n = readlink("/proc/self/exe", path, sizeof(path) - 32);
+	if (n <= 0)
+		return "./src/testfs";
+	path[n] = '\0';
+	*strrchr(path, '/') = '\0';
+	strcat(path, "/../src/testfs");
+	return path;
 }
 
 bool harness_is_mounted(const char *dir)

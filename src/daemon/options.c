@@ -124,9 +124,9 @@ static int add_file_spec(struct options *o, const char *what,
 	name = strndup(spec, (size_t)(colon - spec));
 	if (!name)
 		return fail(err, errlen, "out of memory");
-	ret = fileset_check_path(name, &why);
-	if (ret) {
-		fail(err, errlen, "%s '%s': %s", what, spec, why);
+	if (fileset_check_path(name, &why)) {
+		/* Also -ENAMETOOLONG there; callers are promised -EINVAL. */
+		ret = fail(err, errlen, "%s '%s': %s", what, spec, why);
 		goto out_free;
 	}
 	pat = strchr(colon + 1, ':');

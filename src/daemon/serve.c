@@ -8,8 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <stdbool.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -19,8 +21,6 @@
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
 #endif
-
-#define FUSE_SUPER_MAGIC 0x65735546
 
 static pthread_t serving_thread;
 
@@ -32,35 +32,71 @@ static void stop_serving(struct testfs *t)
 }
 
 /*
- * stat() on the mountpoint blocks until the kernel has processed the INIT
- * reply, and is answered by the request loop; only then is the mount
- * usable, and only then may read_ahead_kb be raised (the INIT reply would
- * lower it again).
+ * Finds the mountpoint in /proc/self/mountinfo: its device and whether it
+ * is a testfs mount. Reading mountinfo sends no request to the mount.
+ */
+static bool find_own_mount(const char *dir, dev_t *dev)
+{
+	char line[4096], mnt[4096], fstype[256];
+	unsigned maj, min;
+	bool found = false;
+	FILE *f;
+
+	f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		char *sep = strstr(line, " - ");
+
+		if (!sep ||
+		    sscanf(line, "%*s %*s %u:%u %*s %4095s", &maj, &min,
+			   mnt) != 3 ||
+		    sscanf(sep + 3, "%255s", fstype) != 1)
+			continue;
+		/* The last match wins: it is the mount on top. */
+		if (strcmp(mnt, dir) == 0) {
+			found = strcmp(fstype, "fuse.testfs") == 0;
+			*dev = makedev(maj, min);
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * Opening the mount's root directory blocks until the kernel has processed
+ * the INIT reply and is answered by the request loop: only then is the
+ * mount usable, and only then may read_ahead_kb be raised (the INIT reply
+ * would lower it again). Nothing else here sends a request to the mount:
+ * tools like valgrind run syscalls they do not expect to block (stat)
+ * while holding their own lock, which would starve the request loop.
  */
 static void *ready_main(void *arg)
 {
 	struct testfs *t = arg;
 	const struct options *o = t->opts;
 	char warn[512], line[512];
-	struct statfs sfs;
-	struct stat st;
+	dev_t dev = 0;
+	int fd;
 
-	if (stat(t->mountpoint, &st) != 0) {
+	fd = open(t->mountpoint, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
 		startup_fail(1, "%s: mount not usable: %s", t->mountpoint,
 			     strerror(errno));
 		stop_serving(t);
 		return NULL;
 	}
+	close(fd);
 	/* If serving already ended, this is the directory underneath. */
-	if (statfs(t->mountpoint, &sfs) != 0 ||
-	    sfs.f_type != FUSE_SUPER_MAGIC || fuse_session_exited(t->se)) {
+	if (!find_own_mount(t->mountpoint, &dev) ||
+	    fuse_session_exited(t->se)) {
 		startup_fail(1, "%s: the mount went away during start-up",
 			     t->mountpoint);
 		stop_serving(t);
 		return NULL;
 	}
 	pthread_mutex_lock(&t->ctl_lock);
-	knobs_apply(t, st.st_dev, warn, sizeof(warn));
+	knobs_apply(t, dev, warn, sizeof(warn));
 	pthread_mutex_unlock(&t->ctl_lock);
 	if (warn[0])
 		startup_warn("%s", warn);

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <time.h>
@@ -112,6 +113,7 @@ int log_writer_start(struct log_writer **out, struct log_ring *ring,
 {
 	struct log_writer *w;
 	pthread_condattr_t ca;
+	sigset_t all, old;
 	int err;
 
 	w = calloc(1, sizeof(*w));
@@ -133,7 +135,11 @@ int log_writer_start(struct log_writer **out, struct log_ring *ring,
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&w->wake, &ca);
 	pthread_condattr_destroy(&ca);
+	/* Signals must reach the request loop, never this thread. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
 	err = -pthread_create(&w->thread, NULL, writer_main, w);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err)
 		goto out_close;
 	*out = w;

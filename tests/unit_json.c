@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: MIT
+/*
+ * JSON output: file names are arbitrary bytes and must always come out as
+ * valid JSON; the log lines have an exact, documented shape.
+ */
+#include <criterion/criterion.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/json.h"
+#include "common/strbuf.h"
+#include "log/log_json.h"
+
+static struct strbuf sb = STRBUF_INIT;
+
+static void teardown(void)
+{
+	strbuf_free(&sb);
+}
+
+TestSuite(json, .fini = teardown);
+TestSuite(log_json, .fini = teardown);
+
+/* Checks that @len bytes of @in are written as exactly @want. */
+static void expect_json(const char *in, size_t len, const char *want)
+{
+	strbuf_reset(&sb);
+	json_add_string(&sb, in, len);
+	cr_assert_not(sb.oom);
+	cr_assert_eq(sb.len, strlen(sb.data), "NUL inside the output");
+	cr_assert_str_eq(sb.data, want);
+}
+
+#define EXPECT_JSON(in, want) expect_json(in, sizeof(in) - 1, want)
+
+Test(json, plain)
+{
+	EXPECT_JSON("", "\"\"");
+	EXPECT_JSON("big.bin", "\"big.bin\"");
+	EXPECT_JSON("dir/a b.bin", "\"dir/a b.bin\"");
+}
+
+Test(json, quotes_and_backslashes)
+{
+	EXPECT_JSON("a\"b", "\"a\\\"b\"");
+	EXPECT_JSON("a\\b", "\"a\\\\b\"");
+	EXPECT_JSON("\"\\\"", "\"\\\"\\\\\\\"\"");
+}
+
+Test(json, short_escapes)
+{
+	EXPECT_JSON("a\nb", "\"a\\nb\"");
+	EXPECT_JSON("\t", "\"\\t\"");
+	EXPECT_JSON("\r\n", "\"\\r\\n\"");
+}
+
+Test(json, other_control_characters)
+{
+	EXPECT_JSON("\x01", "\"\\u0001\"");
+	EXPECT_JSON("\x1f", "\"\\u001f\"");
+	EXPECT_JSON("\b\f", "\"\\u0008\\u000c\"");
+	EXPECT_JSON("a\x1b[0mb", "\"a\\u001b[0mb\"");
+	EXPECT_JSON("\x7f", "\"\\u007f\"");
+	/* Space is the first character that needs no escape. */
+	EXPECT_JSON(" ~", "\" ~\"");
+}
+
+Test(json, every_control_character_escaped)
+{
+	char in[1], want[16];
+	int c;
+
+	for (c = 0; c < 0x20; c++) {
+		in[0] = (char)c;
+		if (c == '\n' || c == '\t' || c == '\r')
+			continue;
+		snprintf(want, sizeof(want), "\"\\u%04x\"", c);
+		expect_json(in, 1, want);
+	}
+}
+
+Test(json, valid_utf8_verbatim)
+{
+	EXPECT_JSON("caf\xc3\xa9", "\"caf\xc3\xa9\"");
+	EXPECT_JSON("\xe6\x97\xa5\xe6\x9c\xac", "\"\xe6\x97\xa5\xe6\x9c\xac\"");
+	EXPECT_JSON("\xf0\x9f\x98\x80.bin", "\"\xf0\x9f\x98\x80.bin\"");
+	/* The extremes: U+0080, U+07FF, U+0800, U+FFFF, U+10000, U+10FFFF. */
+	EXPECT_JSON("\xc2\x80\xdf\xbf", "\"\xc2\x80\xdf\xbf\"");
+	EXPECT_JSON("\xe0\xa0\x80\xef\xbf\xbf", "\"\xe0\xa0\x80\xef\xbf\xbf\"");
+	EXPECT_JSON("\xf0\x90\x80\x80\xf4\x8f\xbf\xbf",
+		    "\"\xf0\x90\x80\x80\xf4\x8f\xbf\xbf\"");
+	/* Just outside the surrogates: U+D7FF, U+E000. */
+	EXPECT_JSON("\xed\x9f\xbf\xee\x80\x80",
+		    "\"\xed\x9f\xbf\xee\x80\x80\"");
+}
+
+Test(json, invalid_utf8_bytes)
+{
+	EXPECT_JSON("\xff", "\"\\u00ff\"");
+	EXPECT_JSON("\xfe", "\"\\u00fe\"");
+	EXPECT_JSON("a\x80z", "\"a\\u0080z\"");
+	EXPECT_JSON("\xbf", "\"\\u00bf\"");
+}
+
+Test(json, truncated_sequences)
+{
+	/* At the end of the input. */
+	EXPECT_JSON("\xe6\x97", "\"\\u00e6\\u0097\"");
+	EXPECT_JSON("\xf0\x9f\x98", "\"\\u00f0\\u009f\\u0098\"");
+	EXPECT_JSON("\xc3", "\"\\u00c3\"");
+	/* Cut short by an ASCII byte. */
+	EXPECT_JSON("\xe6\x97z", "\"\\u00e6\\u0097z\"");
+	/* Cut short by the start of a valid sequence. */
+	EXPECT_JSON("\xe6\xc3\xa9", "\"\\u00e6\xc3\xa9\"");
+}
+
+Test(json, truncated_by_explicit_length)
+{
+	/* A valid sequence is invalid when the length cuts through it. */
+	expect_json("\xc3\xa9", 1, "\"\\u00c3\"");
+	expect_json("\xe6\x97\xa5", 2, "\"\\u00e6\\u0097\"");
+}
+
+Test(json, overlong_forms)
+{
+	EXPECT_JSON("\xc0\xaf", "\"\\u00c0\\u00af\"");
+	EXPECT_JSON("\xc1\xbf", "\"\\u00c1\\u00bf\"");
+	EXPECT_JSON("\xe0\x80\xaf", "\"\\u00e0\\u0080\\u00af\"");
+	EXPECT_JSON("\xf0\x80\x80\xaf", "\"\\u00f0\\u0080\\u0080\\u00af\"");
+}
+
+Test(json, surrogates)
+{
+	EXPECT_JSON("\xed\xa0\x80", "\"\\u00ed\\u00a0\\u0080\"");
+	EXPECT_JSON("\xed\xbf\xbf", "\"\\u00ed\\u00bf\\u00bf\"");
+}
+
+Test(json, beyond_unicode)
+{
+	/* U+110000 and lead bytes that cannot start any sequence. */
+	EXPECT_JSON("\xf4\x90\x80\x80", "\"\\u00f4\\u0090\\u0080\\u0080\"");
+	EXPECT_JSON("\xf5\x80\x80\x80", "\"\\u00f5\\u0080\\u0080\\u0080\"");
+	EXPECT_JSON("\xf8", "\"\\u00f8\"");
+}
+
+Test(json, mixed_valid_and_invalid)
+{
+	EXPECT_JSON("\xc3\xa9\xff\xc3\xa9", "\"\xc3\xa9\\u00ff\xc3\xa9\"");
+}
+
+Test(json, embedded_nul)
+{
+	expect_json("a\0b", 3, "\"a\\u0000b\"");
+	expect_json("\0", 1, "\"\\u0000\"");
+}
+
+Test(json, explicit_length_stops_early)
+{
+	expect_json("abcdef", 3, "\"abc\"");
+	expect_json("abc", 0, "\"\"");
+}
+
+Test(json, cstring)
+{
+	json_add_cstring(&sb, "x\"y");
+	cr_assert_str_eq(sb.data, "\"x\\\"y\"");
+}
+
+Test(json, appends)
+{
+	strbuf_adds(&sb, "[");
+	json_add_cstring(&sb, "a");
+	strbuf_addc(&sb, ',');
+	json_add_cstring(&sb, "b");
+	strbuf_addc(&sb, ']');
+	cr_assert_str_eq(sb.data, "[\"a\",\"b\"]");
+}
+
+/* --- log lines --- */
+
+static struct log_record read_record(uint64_t seq, uint64_t off, uint32_t len)
+{
+	struct log_record rec;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.seq = seq;
+	rec.t_ns = 1000;
+	rec.kind = LOG_READ;
+	rec.read.ino = 5;
+	rec.read.off = off;
+	rec.read.len = len;
+	rec.read.done_ns = 2000;
+	rec.read.delay_ns = 300;
+	rec.read.pid = 4242;
+	rec.read.err = 0;
+	return rec;
+}
+
+Test(log_json, read_record)
+{
+	struct log_record rec = read_record(7, 4096, 16384);
+
+	log_json_record(&sb, &rec, "big.bin", 4096);
+	cr_assert_str_eq(sb.data,
+			 "{\"seq\":7,\"file\":\"big.bin\",\"ino\":5,"
+			 "\"off\":4096,\"len\":16384,\"page\":1,\"pages\":4,"
+			 "\"t_ns\":1000,\"done_ns\":2000,\"delay_ns\":300,"
+			 "\"pid\":4242,\"err\":0}\n");
+}
+
+Test(log_json, read_record_inside_one_page)
+{
+	struct log_record rec = read_record(1, 100, 10);
+
+	log_json_record(&sb, &rec, "a", 4096);
+	cr_assert_str_eq(sb.data,
+			 "{\"seq\":1,\"file\":\"a\",\"ino\":5,"
+			 "\"off\":100,\"len\":10,\"page\":0,\"pages\":1,"
+			 "\"t_ns\":1000,\"done_ns\":2000,\"delay_ns\":300,"
+			 "\"pid\":4242,\"err\":0}\n");
+}
+
+static void expect_pages(uint64_t off, uint32_t len, uint32_t page_size,
+			 const char *want)
+{
+	struct log_record rec = read_record(1, off, len);
+
+	strbuf_reset(&sb);
+	log_json_record(&sb, &rec, "f", page_size);
+	cr_assert(strstr(sb.data, want), "off %llu len %u: %s",
+		  (unsigned long long)off, len, sb.data);
+}
+
+Test(log_json, page_span)
+{
+	/* A range straddling a boundary touches both pages. */
+	expect_pages(4000, 200, 4096, "\"page\":0,\"pages\":2,");
+	expect_pages(4095, 2, 4096, "\"page\":0,\"pages\":2,");
+	expect_pages(4096, 4096, 4096, "\"page\":1,\"pages\":1,");
+	expect_pages(4096, 4097, 4096, "\"page\":1,\"pages\":2,");
+	expect_pages(8192, 131072, 4096, "\"page\":2,\"pages\":32,");
+	expect_pages(1ull << 40, 4096, 4096, "\"page\":268435456,\"pages\":1,");
+	expect_pages(3 * 65536 + 1, 1, 65536, "\"page\":3,\"pages\":1,");
+}
+
+Test(log_json, read_record_odd_file_name_and_error)
+{
+	struct log_record rec = read_record(9, 0, 4096);
+
+	rec.read.err = -5;
+	log_json_record(&sb, &rec, "we\"ird\n\xff", 4096);
+	cr_assert(strstr(sb.data, "\"file\":\"we\\\"ird\\n\\u00ff\","),
+		  "%s", sb.data);
+	cr_assert(strstr(sb.data, "\"err\":-5}\n"), "%s", sb.data);
+}
+
+Test(log_json, read_record_without_file)
+{
+	struct log_record rec = read_record(3, 0, 4096);
+
+	log_json_record(&sb, &rec, NULL, 4096);
+	cr_assert(strstr(sb.data, "{\"seq\":3,\"file\":\"\",\"ino\":5,") ==
+			  sb.data,
+		  "%s", sb.data);
+}
+
+Test(log_json, mark_record)
+{
+	struct log_record rec;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.seq = 12;
+	rec.t_ns = 777;
+	rec.kind = LOG_MARK;
+	strcpy(rec.mark.text, "phase \"two\"\tstart");
+	/* The file argument is ignored for marks. */
+	log_json_record(&sb, &rec, "ignored.bin", 4096);
+	cr_assert_str_eq(sb.data,
+			 "{\"seq\":12,\"mark\":\"phase \\\"two\\\"\\tstart\","
+			 "\"t_ns\":777}\n");
+}
+
+Test(log_json, mark_record_full_length)
+{
+	struct log_record rec;
+	char want[LOG_MARK_MAX + 64];
+
+	memset(&rec, 0, sizeof(rec));
+	rec.seq = 1;
+	rec.t_ns = 2;
+	rec.kind = LOG_MARK;
+	/* No NUL at all: the text still stops at LOG_MARK_MAX bytes. */
+	memset(rec.mark.text, 'm', sizeof(rec.mark.text));
+	log_json_record(&sb, &rec, NULL, 4096);
+	snprintf(want, sizeof(want),
+		 "{\"seq\":1,\"mark\":\"%.*s\",\"t_ns\":2}\n",
+		 LOG_MARK_MAX, rec.mark.text);
+	cr_assert_str_eq(sb.data, want);
+}
+
+Test(log_json, lost)
+{
+	log_json_lost(&sb, 25, 10);
+	cr_assert_str_eq(sb.data,
+			 "{\"lost\":10,\"first_seq\":25,\"last_seq\":34}\n");
+	strbuf_reset(&sb);
+	log_json_lost(&sb, 1, 1);
+	cr_assert_str_eq(sb.data,
+			 "{\"lost\":1,\"first_seq\":1,\"last_seq\":1}\n");
+}
+
+Test(log_json, lines_accumulate)
+{
+	struct log_record rec = read_record(2, 0, 4096);
+
+	log_json_lost(&sb, 1, 1);
+	log_json_record(&sb, &rec, "f", 4096);
+	cr_assert(strncmp(sb.data, "{\"lost\":1,", 10) == 0, "%s", sb.data);
+	cr_assert(strstr(sb.data, "}\n{\"seq\":2,"), "%s", sb.data);
+	cr_assert_eq(sb.data[sb.len - 1], '\n');
+}
