@@ -66,14 +66,29 @@ Test(cli, bad_arguments_exit_2_naming_them, .timeout = 60)
 Test(cli, help_documents_every_option)
 {
 	static const char *const opts[] = {
-		"--file",	 "--config",	     "--ra-kb",
-		"--max-pages",	 "--max-background", "--congestion-threshold",
-		"--log",	 "--log-capacity",   "--foreground",
-		"--debug",	 "--quiet",	     "--no-auto-unmount",
-		"--ready-fd",	 "--watch-pid",	     "--help",
-		"--version",	 "stamp",	     "zero",
-		"random",	 "drop-cache",	     "mark",
-		"clear",	 "Exit status",
+		"--file",
+		"--config",
+		"--ra-kb",
+		"--max-pages",
+		"--max-background",
+		"--congestion-threshold",
+		"--log",
+		"--log-capacity",
+		"--foreground",
+		"--debug",
+		"--quiet",
+		"--no-auto-unmount",
+		"--ready-fd",
+		"--watch-pid",
+		"--help",
+		"--version",
+		"stamp",
+		"zero",
+		"random",
+		"drop-cache",
+		"mark",
+		"clear",
+		"Exit status",
 	};
 	const char *argv[] = { harness_bin(), "--help", NULL };
 	char *out;

@@ -24,12 +24,18 @@ static struct tfs_mount mnt;
 static void start(void)
 {
 	static const char *const args[] = {
-		"--file", "big.bin:16M",
-		"--file", "dir/other.bin:1M:random:7",
-		"--ra-kb", "512",
-		"--max-pages", "64",
-		"--max-background", "20",
-		"--congestion-threshold", "15",
+		"--file",
+		"big.bin:16M",
+		"--file",
+		"dir/other.bin:1M:random:7",
+		"--ra-kb",
+		"512",
+		"--max-pages",
+		"64",
+		"--max-background",
+		"20",
+		"--congestion-threshold",
+		"15",
 		NULL,
 	};
 
@@ -76,8 +82,8 @@ static void expect_field(const char *json, const char *needle)
 
 Test(ctl, config_shows_effective_values)
 {
-	char *cfg = harness_read_file(harness_path(&mnt, ".testfs/config"),
-				      NULL);
+	char *cfg =
+		harness_read_file(harness_path(&mnt, ".testfs/config"), NULL);
 	char bdi[64];
 	struct stat st;
 
@@ -196,9 +202,9 @@ Test(ctl, bad_commands_are_rejected_with_a_reason)
 		free(err);
 	}
 	cr_assert_eq(harness_ctl(&mnt, "clear\n"), 0);
-	cr_assert_str_eq(harness_read_file(harness_path(&mnt, ".testfs/error"),
-					   NULL),
-			 "", "error not cleared by a good command");
+	cr_assert_str_eq(
+		harness_read_file(harness_path(&mnt, ".testfs/error"), NULL),
+		"", "error not cleared by a good command");
 }
 
 Test(ctl, control_reads_are_not_logged)

@@ -45,8 +45,8 @@ void harness_require_fuse(void)
 
 	fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
 	if (fd < 0)
-		why = errno == ENOENT ? "/dev/fuse missing" :
-					"/dev/fuse not usable by this user";
+		why = errno == ENOENT ? "/dev/fuse missing"
+				      : "/dev/fuse not usable by this user";
 	else
 		close(fd);
 	if (!why && access("/usr/bin/fusermount3", X_OK) != 0 &&
@@ -152,8 +152,9 @@ void harness_start(struct tfs_mount *m, const char *const *args)
 	    read(pipefd[0], buf, sizeof(buf)) <= 0) {
 		close(pipefd[0]);
 		harness_stop(m);
-		cr_assert_fail("testfs did not become ready (waited at most %d ms; exit status %d)",
-			 START_TIMEOUT_MS, m->status);
+		cr_assert_fail(
+			"testfs did not become ready (waited at most %d ms; exit status %d)",
+			START_TIMEOUT_MS, m->status);
 	}
 	close(pipefd[0]);
 	cr_assert(harness_is_mounted(m->dir), "%s is not mounted", m->dir);
@@ -168,8 +169,8 @@ static int wait_exit(pid_t pid, unsigned timeout_ms, int *status)
 		pid_t r = waitpid(pid, &ws, WNOHANG);
 
 		if (r == pid) {
-			*status = WIFEXITED(ws) ? WEXITSTATUS(ws) :
-						  -WTERMSIG(ws);
+			*status =
+				WIFEXITED(ws) ? WEXITSTATUS(ws) : -WTERMSIG(ws);
 			return 0;
 		}
 		if (r < 0)
@@ -382,8 +383,8 @@ size_t harness_assert_log_matches_cache(struct tfs_mount *m, const char *name,
 	harness_fetch_counts(&log, harness_ino(path), counts, npages);
 	harness_resident(path, vec, npages);
 	for (p = 0; p < npages; p++) {
-		cr_assert_leq(counts[p], 1, "%s page %zu fetched %u times", name,
-			      p, counts[p]);
+		cr_assert_leq(counts[p], 1, "%s page %zu fetched %u times",
+			      name, p, counts[p]);
 		fetched += counts[p];
 		if ((counts[p] != 0) != (vec[p] != 0)) {
 			if (!mismatches)
@@ -391,10 +392,10 @@ size_t harness_assert_log_matches_cache(struct tfs_mount *m, const char *name,
 			mismatches++;
 		}
 	}
-	cr_assert_eq(mismatches, 0,
-		     "%s: %zu pages differ between the log and mincore(), first at page %zu (logged %u, resident %u)",
-		     name, mismatches, first_bad, counts[first_bad],
-		     vec[first_bad]);
+	cr_assert_eq(
+		mismatches, 0,
+		"%s: %zu pages differ between the log and mincore(), first at page %zu (logged %u, resident %u)",
+		name, mismatches, first_bad, counts[first_bad], vec[first_bad]);
 	harness_log_free(&log);
 	free(vec);
 	free(counts);
@@ -482,8 +483,8 @@ void harness_assert_no_leftover_mounts(void)
 		if (found)
 			sleep_ms(20);
 	} while (found && now_ms() < end);
-	cr_assert(!found, "a testfs mount under " HARNESS_PREFIX
-			  "* was left behind");
+	cr_assert(!found,
+		  "a testfs mount under " HARNESS_PREFIX "* was left behind");
 }
 
 /*

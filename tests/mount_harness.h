@@ -25,9 +25,9 @@
 
 struct tfs_mount {
 	pid_t pid;
-	char root[128];		/* private directory, holds mnt/ */
-	char dir[160];		/* the mountpoint */
-	int status;		/* exit status once stopped */
+	char root[128]; /* private directory, holds mnt/ */
+	char dir[160];	/* the mountpoint */
+	int status;	/* exit status once stopped */
 	bool stopped;
 };
 

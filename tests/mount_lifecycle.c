@@ -174,8 +174,7 @@ Test(lifecycle, killed_client_leaves_no_mount)
 Test(lifecycle, background_mode_returns_when_ready)
 {
 	char root[] = HARNESS_PREFIX "XXXXXX", dir[160], file[200], buf[64];
-	const char *argv[] = { harness_bin(), "--file", "a.bin:1M", dir,
-			       NULL };
+	const char *argv[] = { harness_bin(), "--file", "a.bin:1M", dir, NULL };
 	const char *um[] = { "/usr/bin/fusermount3", "-u", dir, NULL };
 	struct statfs sfs;
 	char *out;
@@ -222,8 +221,9 @@ Test(lifecycle, background_mode_reports_mount_failure)
 Test(lifecycle, log_file_unwritable_is_a_runtime_error)
 {
 	char root[] = HARNESS_PREFIX "XXXXXX", dir[160];
-	const char *argv[] = { harness_bin(), "-f", "--log",
-			       "/nonexistent/dir/log.jsonl", dir, NULL };
+	const char *argv[] = { harness_bin(), "-f",
+			       "--log",	      "/nonexistent/dir/log.jsonl",
+			       dir,	      NULL };
 	char *out;
 	int status;
 
@@ -262,8 +262,8 @@ Test(lifecycle, log_overflow_is_counted_and_reported)
 	cr_assert_eq(log.lost, 84, "%llu lost", (unsigned long long)log.lost);
 	harness_log_free(&log);
 	json = harness_read_file(harness_path(&m, ".testfs/log"), NULL);
-	cr_assert_not_null(strstr(json, "{\"lost\":84,\"first_seq\":1,"),
-			   "%s", json);
+	cr_assert_not_null(strstr(json, "{\"lost\":84,\"first_seq\":1,"), "%s",
+			   json);
 	stats = harness_read_file(harness_path(&m, ".testfs/stats"), NULL);
 	cr_assert_not_null(strstr(stats, "\"lost\":84"), "%s", stats);
 	free(json);

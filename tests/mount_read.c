@@ -24,9 +24,10 @@ static struct tfs_mount mnt;
 
 static void start_big(void)
 {
-	static const char *const args[] = { "--file", "big.bin:64M",
-					    "--file", "z.bin:1M:zero",
-					    "--ra-kb", "1024", NULL };
+	static const char *const args[] = { "--file",  "big.bin:64M",
+					    "--file",  "z.bin:1M:zero",
+					    "--ra-kb", "1024",
+					    NULL };
 
 	harness_start(&mnt, args);
 }
@@ -53,8 +54,7 @@ static int open_big(void)
 	return fd;
 }
 
-static void verify(const char *name, uint64_t off, const void *buf,
-		   size_t len)
+static void verify(const char *name, uint64_t off, const void *buf, size_t len)
 {
 	uint64_t bad = 0;
 	int ret = testfs_verify("stamp", name, off, buf, len, &bad);
@@ -168,9 +168,9 @@ Test(read, random_touches_madv_random)
 	(void)sink;
 	munmap(map, (size_t)BIG_PAGES * PAGE);
 	close(fd);
-	cr_assert_leq(harness_assert_log_matches_cache(&mnt, "big.bin",
-						       BIG_PAGES),
-		      touched, "MADV_RANDOM fetched more pages than touched");
+	cr_assert_leq(
+		harness_assert_log_matches_cache(&mnt, "big.bin", BIG_PAGES),
+		touched, "MADV_RANDOM fetched more pages than touched");
 }
 
 Test(read, fadvise_and_readahead_syscall)
@@ -180,9 +180,9 @@ Test(read, fadvise_and_readahead_syscall)
 
 	cold("big.bin");
 	fd = open_big();
-	cr_assert_eq(posix_fadvise(fd, 100 * PAGE, 64 * PAGE,
-				   POSIX_FADV_WILLNEED),
-		     0);
+	cr_assert_eq(
+		posix_fadvise(fd, 100 * PAGE, 64 * PAGE, POSIX_FADV_WILLNEED),
+		0);
 	cr_assert_eq(readahead(fd, 4000 * (off64_t)PAGE, 32 * PAGE), 0);
 	cr_assert_eq(posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM), 0);
 	cr_assert_eq(pread(fd, buf, PAGE, 9000 * (off_t)PAGE), PAGE);
@@ -219,11 +219,12 @@ Test(read, ra_1024_sends_256_page_requests)
 
 		cr_assert_leq(pages, 256, "request %zu has %u pages", i, pages);
 		if (log.recs[i].read.off >= 500 * PAGE)
-			cr_expect_eq(pages, 256,
-				     "request at page %llu has %u pages, expected full 256-page windows",
-				     (unsigned long long)(log.recs[i].read.off /
-							  PAGE),
-				     pages);
+			cr_expect_eq(
+				pages, 256,
+				"request at page %llu has %u pages, expected full 256-page windows",
+				(unsigned long long)(log.recs[i].read.off /
+						     PAGE),
+				pages);
 		full += pages == 256;
 	}
 	cr_assert_geq(full, 28, "only %zu requests of 256 pages", full);
@@ -252,9 +253,9 @@ Test(read, zero_pattern_and_eof)
 /* Requests of at most --max-pages pages, however large the window. */
 Test(maxpages, max_pages_32)
 {
-	static const char *const args[] = { "--file", "big.bin:64M",
-					    "--ra-kb", "1024", "--max-pages",
-					    "32", NULL };
+	static const char *const args[] = { "--file", "big.bin:64M", "--ra-kb",
+					    "1024",   "--max-pages", "32",
+					    NULL };
 	char *buf = malloc(1 << 20);
 	struct tfs_mount m;
 	struct tfs_log log;

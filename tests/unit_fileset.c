@@ -78,8 +78,8 @@ Test(fileset, init_control_dir)
 		const char *name;
 		enum control_file id;
 	} want[] = {
-		{ "log", CONTROL_LOG },	    { "log.bin", CONTROL_LOG_BIN },
-		{ "ctl", CONTROL_CTL },	    { "error", CONTROL_ERROR },
+		{ "log", CONTROL_LOG },	      { "log.bin", CONTROL_LOG_BIN },
+		{ "ctl", CONTROL_CTL },	      { "error", CONTROL_ERROR },
 		{ "config", CONTROL_CONFIG }, { "stats", CONTROL_STATS },
 	};
 	struct node *dir, *n;
@@ -133,8 +133,7 @@ Test(fileset, add_creates_directories)
 	struct node *a, *ab, *f;
 	const char *why = NULL;
 
-	cr_assert_eq(fileset_add_file(&fs, "a/b/c.bin", 12345, &zero, &why),
-		     0);
+	cr_assert_eq(fileset_add_file(&fs, "a/b/c.bin", 12345, &zero, &why), 0);
 	cr_assert_eq(fs.nfiles, 1);
 	a = fileset_find(&fs, "a");
 	cr_assert_not_null(a);
@@ -364,7 +363,7 @@ Test(fileset, ten_thousand_files)
 Test(fileset, readdir_in_insertion_order)
 {
 	static const char *const want[] = { ".testfs", "zeta", "alpha",
-					    "mid", "dir", "beta" };
+					    "mid",     "dir",  "beta" };
 	struct node *root, *n, *dir;
 	uint64_t ino;
 	size_t i = 0;

@@ -92,8 +92,7 @@ Test(json, valid_utf8_verbatim)
 	EXPECT_JSON("\xf0\x90\x80\x80\xf4\x8f\xbf\xbf",
 		    "\"\xf0\x90\x80\x80\xf4\x8f\xbf\xbf\"");
 	/* Just outside the surrogates: U+D7FF, U+E000. */
-	EXPECT_JSON("\xed\x9f\xbf\xee\x80\x80",
-		    "\"\xed\x9f\xbf\xee\x80\x80\"");
+	EXPECT_JSON("\xed\x9f\xbf\xee\x80\x80", "\"\xed\x9f\xbf\xee\x80\x80\"");
 }
 
 Test(json, invalid_utf8_bytes)
@@ -251,8 +250,8 @@ Test(log_json, read_record_odd_file_name_and_error)
 
 	rec.read.err = -5;
 	log_json_record(&sb, &rec, "we\"ird\n\xff", 4096);
-	cr_assert(strstr(sb.data, "\"file\":\"we\\\"ird\\n\\u00ff\","),
-		  "%s", sb.data);
+	cr_assert(strstr(sb.data, "\"file\":\"we\\\"ird\\n\\u00ff\","), "%s",
+		  sb.data);
 	cr_assert(strstr(sb.data, "\"err\":-5}\n"), "%s", sb.data);
 }
 
@@ -295,8 +294,8 @@ Test(log_json, mark_record_full_length)
 	memset(rec.mark.text, 'm', sizeof(rec.mark.text));
 	log_json_record(&sb, &rec, NULL, 4096);
 	snprintf(want, sizeof(want),
-		 "{\"seq\":1,\"mark\":\"%.*s\",\"t_ns\":2}\n",
-		 LOG_MARK_MAX, rec.mark.text);
+		 "{\"seq\":1,\"mark\":\"%.*s\",\"t_ns\":2}\n", LOG_MARK_MAX,
+		 rec.mark.text);
 	cr_assert_str_eq(sb.data, want);
 }
 

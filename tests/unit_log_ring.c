@@ -26,7 +26,7 @@ static uint64_t append_read(uint64_t off)
 	struct log_record rec;
 
 	memset(&rec, 0, sizeof(rec));
-	rec.seq = 999999;	/* must be ignored */
+	rec.seq = 999999; /* must be ignored */
 	rec.kind = LOG_READ;
 	rec.read.ino = 7;
 	rec.read.off = off;
@@ -69,8 +69,7 @@ static void lost_cb(void *arg, uint64_t first_seq, uint64_t count)
 	w->nlost++;
 }
 
-static void expect_seqs(const struct walk_log *w, uint64_t first,
-			uint64_t last)
+static void expect_seqs(const struct walk_log *w, uint64_t first, uint64_t last)
 {
 	size_t i;
 
@@ -87,8 +86,7 @@ static void check_capacity(uint64_t asked, uint64_t want)
 {
 	int ret = log_ring_init(&ring, asked);
 
-	cr_assert_eq(ret, 0, "init(%llu) = %d", (unsigned long long)asked,
-		     ret);
+	cr_assert_eq(ret, 0, "init(%llu) = %d", (unsigned long long)asked, ret);
 	cr_assert_eq(ring.capacity, want, "init(%llu): capacity %llu",
 		     (unsigned long long)asked,
 		     (unsigned long long)ring.capacity);
@@ -469,8 +467,7 @@ static void mt_visit(void *arg, const struct log_record *rec)
 	c->next_seq = rec->seq + 1;
 	/* Each producer's records appear in its own order, intact. */
 	if (id >= THREADS || rec->kind != LOG_READ ||
-	    rec->read.off != c->next_off[id] ||
-	    rec->read.len != id * 1000 + 1)
+	    rec->read.off != c->next_off[id] || rec->read.len != id * 1000 + 1)
 		c->errors++;
 	else
 		c->next_off[id]++;
@@ -494,9 +491,9 @@ Test(log_ring, concurrent_appends)
 	cr_assert_eq(pthread_barrier_init(&start, NULL, THREADS), 0);
 	for (i = 0; i < THREADS; i++) {
 		prod[i].id = i;
-		cr_assert_eq(pthread_create(&prod[i].tid, NULL, produce,
-					    &prod[i]),
-			     0);
+		cr_assert_eq(
+			pthread_create(&prod[i].tid, NULL, produce, &prod[i]),
+			0);
 	}
 	for (i = 0; i < THREADS; i++)
 		pthread_join(prod[i].tid, NULL);

@@ -54,10 +54,10 @@ static int parse_argv(const char **argv)
 /* Asserts -EINVAL and that the message contains @a and (if set) @b. */
 static void expect_einval(int ret, const char *a, const char *b)
 {
-	cr_assert_eq(ret, -EINVAL, "ret = %d, want -EINVAL (message: %s)",
-		     ret, err);
-	cr_assert(strstr(err, a), "message \"%s\" does not mention \"%s\"",
-		  err, a);
+	cr_assert_eq(ret, -EINVAL, "ret = %d, want -EINVAL (message: %s)", ret,
+		     err);
+	cr_assert(strstr(err, a), "message \"%s\" does not mention \"%s\"", err,
+		  a);
 	if (b)
 		cr_assert(strstr(err, b),
 			  "message \"%s\" does not mention \"%s\"", err, b);
@@ -203,9 +203,8 @@ Test(options, knobs)
 
 Test(options, knob_limits_accepted)
 {
-	expect_ok(PARSE("--ra-kb", "0", "--max-pages", "1",
-			"--log-capacity", "16", "--max-background", "65535",
-			"/mnt"));
+	expect_ok(PARSE("--ra-kb", "0", "--max-pages", "1", "--log-capacity",
+			"16", "--max-background", "65535", "/mnt"));
 	cr_assert_eq(o.ra_kb, 0);
 	cr_assert_eq(o.max_pages, 1);
 	cr_assert_eq(o.log_capacity, 16);
@@ -220,8 +219,8 @@ Test(options, knob_limits_accepted)
 
 Test(options, equals_form)
 {
-	expect_ok(PARSE("--ra-kb=512", "--file=x.bin:4K:zero",
-			"--max-pages=16", "--log=/tmp/l", "/mnt"));
+	expect_ok(PARSE("--ra-kb=512", "--file=x.bin:4K:zero", "--max-pages=16",
+			"--log=/tmp/l", "/mnt"));
 	cr_assert_eq(o.ra_kb, 512);
 	cr_assert_eq(o.max_pages, 16);
 	cr_assert_eq(o.nfiles, 1);
@@ -415,8 +414,8 @@ Test(options, size_over_limit)
 
 Test(options, duplicate_file_name)
 {
-	expect_einval(PARSE("--file", "dup.bin:1M", "--file",
-			    "dup.bin:2M:zero", "/mnt"),
+	expect_einval(PARSE("--file", "dup.bin:1M", "--file", "dup.bin:2M:zero",
+			    "/mnt"),
 		      "'dup.bin'", "duplicate");
 	cr_assert_eq(o.nfiles, 1);
 }
@@ -478,8 +477,7 @@ Test(options, name_absolute)
 
 Test(options, name_empty_component)
 {
-	expect_einval(PARSE("--file", "a//b:1M", "/mnt"), "--file",
-		      "a//b:1M");
+	expect_einval(PARSE("--file", "a//b:1M", "/mnt"), "--file", "a//b:1M");
 }
 
 Test(options, name_trailing_slash)
@@ -512,8 +510,7 @@ Test(options, bad_random_seed)
 
 Test(options, max_pages_zero)
 {
-	expect_einval(PARSE("--max-pages", "0", "/mnt"), "--max-pages",
-		      "'0'");
+	expect_einval(PARSE("--max-pages", "0", "/mnt"), "--max-pages", "'0'");
 }
 
 Test(options, max_pages_too_big)
@@ -585,8 +582,8 @@ Test(options, congestion_over_kernel_default)
 
 Test(options, congestion_over_max_background)
 {
-	expect_einval(PARSE("--max-background", "16",
-			    "--congestion-threshold", "17", "/mnt"),
+	expect_einval(PARSE("--max-background", "16", "--congestion-threshold",
+			    "17", "/mnt"),
 		      "--congestion-threshold", "17");
 }
 
@@ -610,21 +607,20 @@ Test(options, two_mountpoints)
 
 Test(config, valid_keys)
 {
-	const char *path = write_config(
-		"# a comment\n"
-		"\n"
-		"file a.bin:1M\n"
-		"   # indented comment\n"
-		"file = d/b.bin:2K:random:9\n"
-		"ra-kb = 512\n"
-		"max-pages=64\n"
-		"max-background\t32\r\n"
-		"congestion-threshold 24   \n"
-		"log /tmp/testfs.log\n"
-		"log-capacity 4096\n"
-		"quiet\n"
-		"  no-auto-unmount\n"
-		"\t\n");
+	const char *path = write_config("# a comment\n"
+					"\n"
+					"file a.bin:1M\n"
+					"   # indented comment\n"
+					"file = d/b.bin:2K:random:9\n"
+					"ra-kb = 512\n"
+					"max-pages=64\n"
+					"max-background\t32\r\n"
+					"congestion-threshold 24   \n"
+					"log /tmp/testfs.log\n"
+					"log-capacity 4096\n"
+					"quiet\n"
+					"  no-auto-unmount\n"
+					"\t\n");
 
 	expect_ok(PARSE("--config", path, "/mnt"));
 	cr_assert_not(o.default_files);

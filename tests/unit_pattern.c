@@ -248,8 +248,7 @@ Test(pattern_stamp, different_names_different_bytes)
 	for (i = HDR; i < PAGE; i++)
 		same += a[i] == b[i];
 	/* Random-looking bytes agree about 1 time in 256. */
-	cr_assert_lt(same, 64, "%zu of %u data bytes equal", same,
-		     PAGE - HDR);
+	cr_assert_lt(same, 64, "%zu of %u data bytes equal", same, PAGE - HDR);
 	cr_assert_neq(memcmp(a + PAGE + HDR, b + PAGE + HDR, PAGE - HDR), 0);
 	free(a);
 	free(b);
@@ -290,8 +289,8 @@ Test(pattern_fill, every_small_range_is_consistent)
 	for (off = 0; off < 3 * PAGE - 300; off += 61) {
 		for (len = 1; len <= 300; len += 37) {
 			testfs_pattern_fill(&stamp, "s", off, buf, len);
-			cr_assert_arr_eq(buf, all + off, len,
-					 "off %zu len %zu", off, len);
+			cr_assert_arr_eq(buf, all + off, len, "off %zu len %zu",
+					 off, len);
 		}
 	}
 	free(all);
@@ -456,9 +455,9 @@ Test(pattern_verify, first_of_two_bad_bytes)
 
 	buf[2 * PAGE + 7] ^= 0xff;
 	buf[PAGE + 300] ^= 0xff;
-	cr_assert_eq(testfs_pattern_verify(&stamp, "v.bin", 0, buf, 3 * PAGE,
-					   &bad),
-		     -EILSEQ);
+	cr_assert_eq(
+		testfs_pattern_verify(&stamp, "v.bin", 0, buf, 3 * PAGE, &bad),
+		-EILSEQ);
 	cr_assert_eq(bad, PAGE + 300);
 	free(buf);
 }
@@ -468,14 +467,13 @@ Test(pattern_verify, wrong_name_or_offset)
 	unsigned char *buf = fill(&stamp, "v.bin", 0, PAGE);
 	uint64_t bad = 0;
 
-	cr_assert_eq(testfs_pattern_verify(&stamp, "w.bin", 0, buf, PAGE,
-					   &bad),
+	cr_assert_eq(testfs_pattern_verify(&stamp, "w.bin", 0, buf, PAGE, &bad),
 		     -EILSEQ);
 	/* "testfs page 0 file " is shared; the name differs first. */
 	cr_assert_eq(bad, strlen("testfs page 0 file "));
-	cr_assert_eq(testfs_pattern_verify(&stamp, "v.bin", PAGE, buf, PAGE,
-					   &bad),
-		     -EILSEQ);
+	cr_assert_eq(
+		testfs_pattern_verify(&stamp, "v.bin", PAGE, buf, PAGE, &bad),
+		-EILSEQ);
 	cr_assert_eq(bad, PAGE + strlen("testfs page "));
 	free(buf);
 }

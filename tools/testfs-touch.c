@@ -29,7 +29,7 @@ struct args {
 	uint64_t count;
 	enum mode mode;
 	enum order order;
-	int advice;		/* madvise/fadvise hint, -1 none */
+	int advice; /* madvise/fadvise hint, -1 none */
 	const char *advice_name;
 	unsigned seed;
 	int cold;
@@ -61,8 +61,9 @@ static void usage(FILE *f)
 
 static int bad(const char *what, const char *val, const char *why)
 {
-	fprintf(stderr, "testfs-touch: %s '%s': %s\nTry 'testfs-touch --help'.\n",
-		what, val, why);
+	fprintf(stderr,
+		"testfs-touch: %s '%s': %s\nTry 'testfs-touch --help'.\n", what,
+		val, why);
 	return 2;
 }
 
@@ -101,8 +102,9 @@ static int parse_args(struct args *a, int argc, char **argv)
 			else if (strcmp(s, "random") == 0)
 				a->order = ORDER_RANDOM;
 			else
-				return bad("--order", s,
-					   "expected forward, reverse or random");
+				return bad(
+					"--order", s,
+					"expected forward, reverse or random");
 		} else if (strcmp(s, "--seed") == 0 && i + 1 < argc) {
 			if (parse_uint(argv[++i], 0, UINT_MAX, &v, &why))
 				return bad("--seed", argv[i], why);
@@ -119,8 +121,9 @@ static int parse_args(struct args *a, int argc, char **argv)
 		}
 	}
 	if (npos != 3) {
-		fprintf(stderr, "testfs-touch: expected FILE FIRST_PAGE NPAGES\n"
-				"Try 'testfs-touch --help'.\n");
+		fprintf(stderr,
+			"testfs-touch: expected FILE FIRST_PAGE NPAGES\n"
+			"Try 'testfs-touch --help'.\n");
 		return 2;
 	}
 	a->file = pos[0];
@@ -135,7 +138,8 @@ static int parse_args(struct args *a, int argc, char **argv)
 		} hints[] = {
 			{ "normal", MADV_NORMAL, POSIX_FADV_NORMAL },
 			{ "random", MADV_RANDOM, POSIX_FADV_RANDOM },
-			{ "sequential", MADV_SEQUENTIAL, POSIX_FADV_SEQUENTIAL },
+			{ "sequential", MADV_SEQUENTIAL,
+			  POSIX_FADV_SEQUENTIAL },
 			{ "willneed", MADV_WILLNEED, POSIX_FADV_WILLNEED },
 			{ "hugepage", MADV_HUGEPAGE, -1 },
 		};
@@ -143,19 +147,20 @@ static int parse_args(struct args *a, int argc, char **argv)
 
 		for (k = 0; k < sizeof(hints) / sizeof(hints[0]); k++)
 			if (strcmp(hints[k].name, a->advice_name) == 0)
-				a->advice = a->mode == MODE_MMAP ?
-						    hints[k].madv :
-						    hints[k].fadv;
+				a->advice = a->mode == MODE_MMAP
+						    ? hints[k].madv
+						    : hints[k].fadv;
 		if (a->advice == -1)
-			return bad("--advice", a->advice_name,
-				   "expected normal, random, sequential, willneed or hugepage (hugepage needs --mmap)");
+			return bad(
+				"--advice", a->advice_name,
+				"expected normal, random, sequential, willneed or hugepage (hugepage needs --mmap)");
 	}
 	return 0;
 }
 
 /* The mount root: the nearest parent directory holding .testfs/ctl. */
-static int find_mount(const char *file, char *root, size_t len,
-		      char *rel, size_t rlen)
+static int find_mount(const char *file, char *root, size_t len, char *rel,
+		      size_t rlen)
 {
 	char path[PATH_MAX], probe[PATH_MAX + 16], *slash;
 
@@ -348,7 +353,8 @@ int main(int argc, char **argv)
 	if (a.cold) {
 		snprintf(cmd, sizeof(cmd), "drop-cache %s\n", rel);
 		if (ctl(root, cmd) || ctl(root, "clear\n")) {
-			fprintf(stderr, "testfs-touch: %s/.testfs/ctl: %s failed\n",
+			fprintf(stderr,
+				"testfs-touch: %s/.testfs/ctl: %s failed\n",
 				root, cmd);
 			return 1;
 		}

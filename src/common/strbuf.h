@@ -18,7 +18,10 @@ struct strbuf {
 	bool oom;
 };
 
-#define STRBUF_INIT { NULL, 0, 0, false }
+#define STRBUF_INIT                                                            \
+	{                                                                      \
+		NULL, 0, 0, false                                              \
+	}
 
 void strbuf_free(struct strbuf *sb);
 void strbuf_reset(struct strbuf *sb);

@@ -72,8 +72,7 @@ static int cmd_mark(struct testfs *t, const char *arg)
 		return -EINVAL;
 	}
 	if (len > LOG_MARK_MAX) {
-		control_set_error(t,
-				  "mark: TEXT is %zu bytes, the limit is %d",
+		control_set_error(t, "mark: TEXT is %zu bytes, the limit is %d",
 				  len, LOG_MARK_MAX);
 		return -EINVAL;
 	}
@@ -144,10 +143,10 @@ static int drop_one(struct testfs *t, struct node *n)
 		posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 	}
 	if (!err && i == DROP_RETRIES) {
-		control_set_error(t,
-				  "drop-cache %s: %llu pages still cached after %d attempts (pages in use?)",
-				  n->path, (unsigned long long)st.nr_cache,
-				  DROP_RETRIES);
+		control_set_error(
+			t,
+			"drop-cache %s: %llu pages still cached after %d attempts (pages in use?)",
+			n->path, (unsigned long long)st.nr_cache, DROP_RETRIES);
 		err = -EBUSY;
 	}
 	close(fd);
@@ -165,9 +164,10 @@ static int cmd_drop_cache(struct testfs *t, const char *arg)
 	if (*arg) {
 		n = fileset_find(&t->files, arg);
 		if (!n || n->kind != NODE_FILE) {
-			control_set_error(t,
-					  "drop-cache: '%s' is not a data file of this mount",
-					  arg);
+			control_set_error(
+				t,
+				"drop-cache: '%s' is not a data file of this mount",
+				arg);
 			return -EINVAL;
 		}
 		return drop_one(t, n);
@@ -199,9 +199,10 @@ static int run_line(struct testfs *t, char *line)
 		return cmd_mark(t, arg);
 	if (strcmp(line, "drop-cache") == 0)
 		return cmd_drop_cache(t, arg);
-	control_set_error(t,
-			  "unknown command '%s' (expected clear, drop-cache [NAME] or mark TEXT)",
-			  line);
+	control_set_error(
+		t,
+		"unknown command '%s' (expected clear, drop-cache [NAME] or mark TEXT)",
+		line);
 	return -EINVAL;
 }
 

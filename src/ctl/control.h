@@ -37,13 +37,13 @@ void control_set_error(struct testfs *t, const char *fmt, ...)
 
 /* The binary log (.testfs/log.bin) starts with this header. */
 struct control_log_header {
-	char magic[8];		/* "TFSLOG1\n" */
-	uint32_t version;	/* 1 */
-	uint32_t record_size;	/* sizeof(struct log_record) */
-	uint64_t count;		/* records that follow */
-	uint64_t lost;		/* records since clear not in this snapshot */
-	uint64_t first_seq;	/* first seq since the last clear */
-	uint64_t next_seq;	/* seq the next record will get */
+	char magic[8];	      /* "TFSLOG1\n" */
+	uint32_t version;     /* 1 */
+	uint32_t record_size; /* sizeof(struct log_record) */
+	uint64_t count;	      /* records that follow */
+	uint64_t lost;	      /* records since clear not in this snapshot */
+	uint64_t first_seq;   /* first seq since the last clear */
+	uint64_t next_seq;    /* seq the next record will get */
 	uint32_t page_size;
 	uint32_t reserved[3];
 };

@@ -39,8 +39,8 @@ static void json_visit(void *arg, const struct log_record *rec)
 	struct render_ctx *c = arg;
 
 	log_json_record(c->sb, rec,
-			rec->kind == LOG_READ ? name_of(c->t, rec->read.ino) :
-						NULL,
+			rec->kind == LOG_READ ? name_of(c->t, rec->read.ino)
+					      : NULL,
 			c->t->page_size);
 	c->count++;
 }
@@ -140,9 +140,10 @@ static void render_config(struct testfs *t, struct strbuf *sb)
 		 t->knobs.max_background);
 	add_knob(sb, "congestion_threshold", o->congestion_threshold,
 		 t->knobs.congestion_threshold);
-	strbuf_addf(sb,
-		    "\"max_pages_limit\":%lld,\"keep_cache\":true,\"auto_inval_data\":false,\"threads\":1,",
-		    (long long)t->knobs.max_pages_limit);
+	strbuf_addf(
+		sb,
+		"\"max_pages_limit\":%lld,\"keep_cache\":true,\"auto_inval_data\":false,\"threads\":1,",
+		(long long)t->knobs.max_pages_limit);
 	strbuf_addf(sb, "\"log_capacity\":%" PRIu64 ",\"log_path\":",
 		    t->log.capacity);
 	if (o->log_path)
@@ -194,10 +195,10 @@ static void render_stats(struct testfs *t, struct strbuf *sb)
 		    ld(&s->reads), ld(&s->read_bytes), ld(&s->reads_past_eof),
 		    ld(&s->errors_injected), head, head - clear,
 		    log_ring_lost_since_clear(&t->log),
-		    t->writer ? log_writer_lost(t->writer) : 0,
-		    t->log.capacity, ld(&s->marks), ld(&s->clears),
-		    ld(&s->drop_caches), ld(&s->ctl_commands),
-		    ld(&s->ctl_rejected), clock_now_ns() - t->started_ns);
+		    t->writer ? log_writer_lost(t->writer) : 0, t->log.capacity,
+		    ld(&s->marks), ld(&s->clears), ld(&s->drop_caches),
+		    ld(&s->ctl_commands), ld(&s->ctl_rejected),
+		    clock_now_ns() - t->started_ns);
 }
 
 int control_snapshot(struct testfs *t, const struct node *n,

@@ -104,7 +104,8 @@ void knobs_apply(struct testfs *t, dev_t st_dev, char *warn, size_t warnlen)
 			 t->knobs.bdi);
 		err = write_int(path, o->ra_kb);
 		if (err) {
-			used += (size_t)snprintf(warn + used, warnlen - used,
+			used += (size_t)snprintf(
+				warn + used, warnlen - used,
 				"--ra-kb %lld: cannot write %s: %s%s",
 				(long long)o->ra_kb, path, strerror(-err),
 				geteuid() ? " (needs root)" : "");
@@ -120,8 +121,10 @@ void knobs_apply(struct testfs *t, dev_t st_dev, char *warn, size_t warnlen)
 	ensure_fusectl();
 	knobs_refresh(t);
 	if (t->knobs.max_background < 0) {
-		snprintf(t->knobs.note, sizeof(t->knobs.note),
-			 "max_background and congestion_threshold not read back: " FUSECTL_DIR " unavailable");
+		snprintf(
+			t->knobs.note, sizeof(t->knobs.note),
+			"max_background and congestion_threshold not read back: " FUSECTL_DIR
+			" unavailable");
 		if (used < warnlen)
 			snprintf(warn + used, warnlen - used, "%s%s",
 				 used ? "; " : "", t->knobs.note);

@@ -60,12 +60,9 @@ static const struct opt_desc opt_table[] = {
 
 /* The documented set served when no file is given. */
 static const char *const default_files[] = {
-	"big.bin:256M:stamp",
-	"small.bin:1M:stamp",
-	"zero.bin:64M:zero",
-	"random.bin:64M:random:1",
-	"huge.bin:1T:stamp",
-	"dir/nested.bin:4M:stamp",
+	"big.bin:256M:stamp", "small.bin:1M:stamp",
+	"zero.bin:64M:zero",  "random.bin:64M:random:1",
+	"huge.bin:1T:stamp",  "dir/nested.bin:4M:stamp",
 };
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
@@ -106,8 +103,8 @@ void options_free(struct options *o)
 }
 
 /* NAME:SIZE[:PATTERN]; @what names the argument in messages. */
-static int add_file_spec(struct options *o, const char *what,
-			 const char *spec, char *err, size_t errlen)
+static int add_file_spec(struct options *o, const char *what, const char *spec,
+			 char *err, size_t errlen)
 {
 	const char *colon, *why, *pat;
 	struct file_spec *fsp;
@@ -130,8 +127,8 @@ static int add_file_spec(struct options *o, const char *what,
 		goto out_free;
 	}
 	pat = strchr(colon + 1, ':');
-	size_s = pat ? strndup(colon + 1, (size_t)(pat - colon - 1)) :
-		       strdup(colon + 1);
+	size_s = pat ? strndup(colon + 1, (size_t)(pat - colon - 1))
+		     : strdup(colon + 1);
 	if (!size_s) {
 		ret = fail(err, errlen, "out of memory");
 		goto out_free;
@@ -157,9 +154,10 @@ static int add_file_spec(struct options *o, const char *what,
 	fsp = &o->files[o->nfiles];
 	fsp->pattern = (struct testfs_pattern){ TESTFS_PATTERN_STAMP, 0 };
 	if (pat && testfs_pattern_parse(pat + 1, &fsp->pattern)) {
-		ret = fail(err, errlen,
-			   "%s '%s': unknown pattern '%s' (expected stamp, zero, random or random:SEED)",
-			   what, spec, pat + 1);
+		ret = fail(
+			err, errlen,
+			"%s '%s': unknown pattern '%s' (expected stamp, zero, random or random:SEED)",
+			what, spec, pat + 1);
 		goto out_free;
 	}
 	for (i = 0; i < o->nfiles; i++) {
@@ -194,8 +192,8 @@ static int set_int(int64_t *dst, const char *what, const char *val,
 	return 0;
 }
 
-static int set_string(char **dst, const char *what, const char *val,
-		      char *err, size_t errlen)
+static int set_string(char **dst, const char *what, const char *val, char *err,
+		      size_t errlen)
 {
 	char *s;
 
@@ -301,25 +299,27 @@ static int finish(struct options *o, char *err, size_t errlen)
 	if (!o->mountpoint)
 		return fail(err, errlen, "missing MOUNTPOINT");
 	if (o->congestion_threshold != OPT_UNSET) {
-		int64_t mb = o->max_background != OPT_UNSET ?
-				     o->max_background :
-				     KERNEL_DEFAULT_MAX_BACKGROUND;
+		int64_t mb = o->max_background != OPT_UNSET
+				     ? o->max_background
+				     : KERNEL_DEFAULT_MAX_BACKGROUND;
 
 		if (o->congestion_threshold > mb)
-			return fail(err, errlen,
-				    "--congestion-threshold %lld: exceeds max-background (%lld%s); raise --max-background too",
-				    (long long)o->congestion_threshold,
-				    (long long)mb,
-				    o->max_background != OPT_UNSET ?
-					    "" :
-					    ", the kernel default");
+			return fail(
+				err, errlen,
+				"--congestion-threshold %lld: exceeds max-background (%lld%s); raise --max-background too",
+				(long long)o->congestion_threshold,
+				(long long)mb,
+				o->max_background != OPT_UNSET
+					? ""
+					: ", the kernel default");
 	}
 	if (o->nfiles == 0) {
 		o->default_files = true;
-		for (i = 0; i < sizeof(default_files) / sizeof(default_files[0]);
+		for (i = 0;
+		     i < sizeof(default_files) / sizeof(default_files[0]);
 		     i++) {
-			ret = add_file_spec(o, "default file",
-					    default_files[i], err, errlen);
+			ret = add_file_spec(o, "default file", default_files[i],
+					    err, errlen);
 			if (ret)
 				return ret;
 		}
@@ -340,11 +340,12 @@ int options_parse(struct options *o, int argc, char **argv, char *err,
 
 		if (only_args || arg[0] != '-' || arg[1] == '\0') {
 			if (o->mountpoint)
-				return fail(err, errlen,
-					    "unexpected argument '%s' (MOUNTPOINT is already '%s')",
-					    arg, o->mountpoint);
-			ret = set_string(&o->mountpoint, "MOUNTPOINT", arg,
-					 err, errlen);
+				return fail(
+					err, errlen,
+					"unexpected argument '%s' (MOUNTPOINT is already '%s')",
+					arg, o->mountpoint);
+			ret = set_string(&o->mountpoint, "MOUNTPOINT", arg, err,
+					 errlen);
 			if (ret)
 				return ret;
 			continue;
@@ -355,24 +356,25 @@ int options_parse(struct options *o, int argc, char **argv, char *err,
 		}
 		if (arg[1] == '-') {
 			eq = strchr(arg + 2, '=');
-			d = find_long(arg + 2, eq ? (size_t)(eq - arg - 2) :
-						  strlen(arg + 2));
+			d = find_long(arg + 2, eq ? (size_t)(eq - arg - 2)
+						  : strlen(arg + 2));
 			if (!d)
-				return fail(err, errlen,
-					    "unknown option '%s'", arg);
+				return fail(err, errlen, "unknown option '%s'",
+					    arg);
 			snprintf(what, sizeof(what), "--%s", d->name);
 			if (eq) {
 				if (!d->has_arg)
-					return fail(err, errlen,
-						    "option '%s' takes no value",
-						    what);
+					return fail(
+						err, errlen,
+						"option '%s' takes no value",
+						what);
 				val = eq + 1;
 			}
 		} else {
 			d = find_short(arg[1]);
 			if (!d || arg[2])
-				return fail(err, errlen,
-					    "unknown option '%s'", arg);
+				return fail(err, errlen, "unknown option '%s'",
+					    arg);
 			snprintf(what, sizeof(what), "-%c", d->short_name);
 		}
 		if (d->has_arg && !val) {
@@ -433,14 +435,16 @@ int options_load_config(struct options *o, const char *path, char *err,
 		}
 		d = find_long(key, strlen(key));
 		if (!d || !d->in_config) {
-			ret = fail(err, errlen,
-				   "%s:%u: unknown key '%s' (expected file, ra-kb, max-pages, max-background, congestion-threshold, log, log-capacity, quiet or no-auto-unmount)",
-				   path, lineno, key);
+			ret = fail(
+				err, errlen,
+				"%s:%u: unknown key '%s' (expected file, ra-kb, max-pages, max-background, congestion-threshold, log, log-capacity, quiet or no-auto-unmount)",
+				path, lineno, key);
 			break;
 		}
 		if (!d->has_arg && *val) {
-			ret = fail(err, errlen, "%s:%u: key '%s' takes no value",
-				   path, lineno, key);
+			ret = fail(err, errlen,
+				   "%s:%u: key '%s' takes no value", path,
+				   lineno, key);
 			break;
 		}
 		if (d->has_arg && !*val) {
@@ -464,74 +468,73 @@ int options_load_config(struct options *o, const char *path, char *err,
 
 void options_usage(FILE *f)
 {
-	fputs(
-"Usage: testfs [OPTIONS] MOUNTPOINT\n"
-"\n"
-"Serves read-only synthetic files over FUSE and records every page range the\n"
-"kernel reads from them (MOUNTPOINT/.testfs/log).\n"
-"\n"
-"Files:\n"
-"  --file NAME:SIZE[:PATTERN]  serve a file (repeatable). NAME is relative to\n"
-"                        the mount and may contain directories (a/b.bin); no\n"
-"                        ':' in names. SIZE is bytes with an optional binary\n"
-"                        suffix K, M, G, T, P, E (1 byte to 2^62 bytes; no\n"
-"                        memory is spent per byte). PATTERN is\n"
-"                          stamp          (default) every 4 KiB page starts\n"
-"                                         with 'testfs page N file NAME', the\n"
-"                                         rest derives from (name, offset)\n"
-"                          zero           all zero bytes\n"
-"                          random[:SEED]  bytes derived from (SEED, offset)\n"
-"  --config PATH         read options from PATH: one 'key value' per line\n"
-"                        (keys: file, ra-kb, max-pages, max-background,\n"
-"                        congestion-threshold, log, log-capacity, quiet,\n"
-"                        no-auto-unmount; '#' starts a comment). Command-line\n"
-"                        options after --config override it.\n"
-"  Without any file: big.bin 256M stamp, small.bin 1M stamp, zero.bin 64M\n"
-"  zero, random.bin 64M random:1, huge.bin 1T stamp, dir/nested.bin 4M stamp.\n"
-"\n"
-"Readahead knobs (effective values are reported at mount and in\n"
-".testfs/config):\n"
-"  --ra-kb N             the mount's read_ahead_kb (0..1048576), written to\n"
-"                        /sys/class/bdi/<dev>/read_ahead_kb after mounting,\n"
-"                        before any file is opened; needs root (otherwise a\n"
-"                        warning and the kernel's value, 128). Default: kernel\n"
-"  --max-pages N         largest FUSE_READ in pages (1..256; the kernel caps\n"
-"                        it at /proc/sys/fs/fuse/max_pages_limit). Default 256\n"
-"  --max-background N    FUSE background requests in flight (1..65535).\n"
-"                        Default: kernel (12)\n"
-"  --congestion-threshold N  background requests at which the kernel drops\n"
-"                        async readahead (1..max-background). Default:\n"
-"                        kernel (9), or 3/4 of --max-background if given\n"
-"\n"
-"Read log:\n"
-"  --log PATH            also write every record to PATH as JSON Lines\n"
-"                        (flushed when clear/mark is acknowledged and at\n"
-"                        unmount)\n"
-"  --log-capacity N      records kept in memory (16..2^30, rounded up to a\n"
-"                        power of two; default 1048576, 128 bytes each,\n"
-"                        paid for as used). Overflow is counted and reported\n"
-"\n"
-"Process:\n"
-"  -f, --foreground      stay in the foreground (default: detach once the\n"
-"                        mount is ready, or exit with the reason it failed)\n"
-"  -d, --debug           print every FUSE request (implies -f)\n"
-"  -q, --quiet           do not print the ready line\n"
-"  --no-auto-unmount     do not ask fusermount3 to unmount if testfs dies\n"
-"                        (by default even a SIGKILL leaves no mount behind)\n"
-"  --ready-fd FD         write 'ready\\n' to FD once the mount is ready\n"
-"  --watch-pid PID       unmount and exit when process PID exits\n"
-"  -h, --help            this text\n"
-"  -V, --version         print the version\n"
-"\n"
-"Control directory MOUNTPOINT/.testfs/:\n"
-"  log      records since the last clear, JSON Lines (not itself logged)\n"
-"  log.bin  the same records in binary (128 bytes each, see README)\n"
-"  ctl      write commands: clear | drop-cache [NAME] | mark TEXT\n"
-"  error    why the last rejected command was rejected\n"
-"  config   effective settings (JSON)\n"
-"  stats    counters (JSON)\n"
-"\n"
-"Stop with fusermount3 -u MOUNTPOINT, SIGTERM or SIGINT.\n"
-"Exit status: 0 success, 1 runtime failure, 2 bad command line or config.\n",
+	fputs("Usage: testfs [OPTIONS] MOUNTPOINT\n"
+	      "\n"
+	      "Serves read-only synthetic files over FUSE and records every page range the\n"
+	      "kernel reads from them (MOUNTPOINT/.testfs/log).\n"
+	      "\n"
+	      "Files:\n"
+	      "  --file NAME:SIZE[:PATTERN]  serve a file (repeatable). NAME is relative to\n"
+	      "                        the mount and may contain directories (a/b.bin); no\n"
+	      "                        ':' in names. SIZE is bytes with an optional binary\n"
+	      "                        suffix K, M, G, T, P, E (1 byte to 2^62 bytes; no\n"
+	      "                        memory is spent per byte). PATTERN is\n"
+	      "                          stamp          (default) every 4 KiB page starts\n"
+	      "                                         with 'testfs page N file NAME', the\n"
+	      "                                         rest derives from (name, offset)\n"
+	      "                          zero           all zero bytes\n"
+	      "                          random[:SEED]  bytes derived from (SEED, offset)\n"
+	      "  --config PATH         read options from PATH: one 'key value' per line\n"
+	      "                        (keys: file, ra-kb, max-pages, max-background,\n"
+	      "                        congestion-threshold, log, log-capacity, quiet,\n"
+	      "                        no-auto-unmount; '#' starts a comment). Command-line\n"
+	      "                        options after --config override it.\n"
+	      "  Without any file: big.bin 256M stamp, small.bin 1M stamp, zero.bin 64M\n"
+	      "  zero, random.bin 64M random:1, huge.bin 1T stamp, dir/nested.bin 4M stamp.\n"
+	      "\n"
+	      "Readahead knobs (effective values are reported at mount and in\n"
+	      ".testfs/config):\n"
+	      "  --ra-kb N             the mount's read_ahead_kb (0..1048576), written to\n"
+	      "                        /sys/class/bdi/<dev>/read_ahead_kb after mounting,\n"
+	      "                        before any file is opened; needs root (otherwise a\n"
+	      "                        warning and the kernel's value, 128). Default: kernel\n"
+	      "  --max-pages N         largest FUSE_READ in pages (1..256; the kernel caps\n"
+	      "                        it at /proc/sys/fs/fuse/max_pages_limit). Default 256\n"
+	      "  --max-background N    FUSE background requests in flight (1..65535).\n"
+	      "                        Default: kernel (12)\n"
+	      "  --congestion-threshold N  background requests at which the kernel drops\n"
+	      "                        async readahead (1..max-background). Default:\n"
+	      "                        kernel (9), or 3/4 of --max-background if given\n"
+	      "\n"
+	      "Read log:\n"
+	      "  --log PATH            also write every record to PATH as JSON Lines\n"
+	      "                        (flushed when clear/mark is acknowledged and at\n"
+	      "                        unmount)\n"
+	      "  --log-capacity N      records kept in memory (16..2^30, rounded up to a\n"
+	      "                        power of two; default 1048576, 128 bytes each,\n"
+	      "                        paid for as used). Overflow is counted and reported\n"
+	      "\n"
+	      "Process:\n"
+	      "  -f, --foreground      stay in the foreground (default: detach once the\n"
+	      "                        mount is ready, or exit with the reason it failed)\n"
+	      "  -d, --debug           print every FUSE request (implies -f)\n"
+	      "  -q, --quiet           do not print the ready line\n"
+	      "  --no-auto-unmount     do not ask fusermount3 to unmount if testfs dies\n"
+	      "                        (by default even a SIGKILL leaves no mount behind)\n"
+	      "  --ready-fd FD         write 'ready\\n' to FD once the mount is ready\n"
+	      "  --watch-pid PID       unmount and exit when process PID exits\n"
+	      "  -h, --help            this text\n"
+	      "  -V, --version         print the version\n"
+	      "\n"
+	      "Control directory MOUNTPOINT/.testfs/:\n"
+	      "  log      records since the last clear, JSON Lines (not itself logged)\n"
+	      "  log.bin  the same records in binary (128 bytes each, see README)\n"
+	      "  ctl      write commands: clear | drop-cache [NAME] | mark TEXT\n"
+	      "  error    why the last rejected command was rejected\n"
+	      "  config   effective settings (JSON)\n"
+	      "  stats    counters (JSON)\n"
+	      "\n"
+	      "Stop with fusermount3 -u MOUNTPOINT, SIGTERM or SIGINT.\n"
+	      "Exit status: 0 success, 1 runtime failure, 2 bad command line or config.\n",
 	      f);
 }

@@ -31,7 +31,7 @@ struct options {
 	struct file_spec *files;
 	size_t nfiles;
 	size_t files_cap;
-	bool default_files;	/* no file given: the built-in set */
+	bool default_files; /* no file given: the built-in set */
 	char *mountpoint;
 	char *log_path;
 	int64_t ra_kb;

@@ -49,8 +49,8 @@ static bool find_own_mount(const char *dir, dev_t *dev)
 		char *sep = strstr(line, " - ");
 
 		if (!sep ||
-		    sscanf(line, "%*s %*s %u:%u %*s %4095s", &maj, &min,
-			   mnt) != 3 ||
+		    sscanf(line, "%*s %*s %u:%u %*s %4095s", &maj, &min, mnt) !=
+			    3 ||
 		    sscanf(sep + 3, "%255s", fstype) != 1)
 			continue;
 		/* The last match wins: it is the mount on top. */
@@ -100,14 +100,15 @@ static void *ready_main(void *arg)
 	pthread_mutex_unlock(&t->ctl_lock);
 	if (warn[0])
 		startup_warn("%s", warn);
-	snprintf(line, sizeof(line),
-		 "%zu file%s at %s (bdi %s): read_ahead_kb %lld, max_pages %lld, max_background %lld, congestion_threshold %lld, log capacity %llu",
-		 t->files.nfiles, t->files.nfiles == 1 ? "" : "s",
-		 t->mountpoint, t->knobs.bdi,
-		 (long long)t->knobs.ra_kb, (long long)t->knobs.max_pages,
-		 (long long)t->knobs.max_background,
-		 (long long)t->knobs.congestion_threshold,
-		 (unsigned long long)t->log.capacity);
+	snprintf(
+		line, sizeof(line),
+		"%zu file%s at %s (bdi %s): read_ahead_kb %lld, max_pages %lld, max_background %lld, congestion_threshold %lld, log capacity %llu",
+		t->files.nfiles, t->files.nfiles == 1 ? "" : "s", t->mountpoint,
+		t->knobs.bdi, (long long)t->knobs.ra_kb,
+		(long long)t->knobs.max_pages,
+		(long long)t->knobs.max_background,
+		(long long)t->knobs.congestion_threshold,
+		(unsigned long long)t->log.capacity);
 	if (o->ready_fd >= 0) {
 		if (write(o->ready_fd, "ready\n", 6) < 0)
 			startup_warn("--ready-fd %d: %s", o->ready_fd,
@@ -196,9 +197,10 @@ int serve(struct testfs *t)
 		goto out_destroy;
 	}
 	if (fuse_session_mount(t->se, t->mountpoint) != 0) {
-		startup_fail(1,
-			     "cannot mount at %s (is /dev/fuse usable and fusermount3 installed? libfuse printed the reason above)",
-			     t->mountpoint);
+		startup_fail(
+			1,
+			"cannot mount at %s (is /dev/fuse usable and fusermount3 installed? libfuse printed the reason above)",
+			t->mountpoint);
 		goto out_handlers;
 	}
 	ret = start_helper(&ready_th, ready_main, t);
@@ -216,7 +218,8 @@ int serve(struct testfs *t)
 			watching = true;
 	}
 	ret = fuse_session_loop(t->se);
-	/* libfuse reports the signal that ended the loop as a positive value. */
+	/* libfuse reports the signal that ended the loop as a positive value.
+	 */
 	if (ret > 0)
 		ret = 0;
 	status = ret == 0 ? 0 : 1;

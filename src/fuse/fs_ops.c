@@ -48,8 +48,8 @@ static void fs_fill_attr(struct testfs *t, const struct node *n,
 		st->st_blocks = (blkcnt_t)((n->size + 511) / 512);
 		break;
 	case NODE_CONTROL:
-		st->st_mode = S_IFREG |
-			      (n->control == CONTROL_CTL ? 0200 : 0444);
+		st->st_mode =
+			S_IFREG | (n->control == CONTROL_CTL ? 0200 : 0444);
 		st->st_nlink = 1;
 		break;
 	}
@@ -127,7 +127,8 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 			return (void)fuse_reply_err(req, EROFS);
 		/* Opening must not drop what the page cache holds. */
 		fi->keep_cache = 1;
-		/* Nothing to flush on a read-only file: spare the round trip. */
+		/* Nothing to flush on a read-only file: spare the round trip.
+		 */
 		fi->noflush = 1;
 		return (void)fuse_reply_open(req, fi);
 	}
@@ -335,8 +336,7 @@ static void fs_init(void *userdata, struct fuse_conn_info *conn)
 	if (o->congestion_threshold != OPT_UNSET) {
 		if (o->max_background == OPT_UNSET)
 			conn->max_background = KERNEL_DEFAULT_MAX_BACKGROUND;
-		conn->congestion_threshold =
-			(unsigned)o->congestion_threshold;
+		conn->congestion_threshold = (unsigned)o->congestion_threshold;
 	}
 }
 

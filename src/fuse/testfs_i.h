@@ -34,29 +34,29 @@ struct testfs_stats {
 
 /* What the kernel actually uses, read back after mounting. */
 struct testfs_knobs {
-	char bdi[32];		/* "major:minor", empty until mounted */
+	char bdi[32]; /* "major:minor", empty until mounted */
 	unsigned dev_major;
 	unsigned dev_minor;
-	int64_t ra_kb;		/* -1: unknown */
+	int64_t ra_kb; /* -1: unknown */
 	int64_t max_pages;
 	int64_t max_pages_limit;
-	int64_t max_background;	/* -1: unknown */
+	int64_t max_background; /* -1: unknown */
 	int64_t congestion_threshold;
-	char note[256];		/* why something is unknown or differs */
+	char note[256]; /* why something is unknown or differs */
 };
 
 struct testfs {
 	const struct options *opts;
-	struct fileset files;		/* read path, immutable */
-	struct log_ring log;		/* read path, lock-free */
-	struct log_writer *writer;	/* NULL without --log */
-	struct testfs_stats stats;	/* read path, atomics */
+	struct fileset files;	   /* read path, immutable */
+	struct log_ring log;	   /* read path, lock-free */
+	struct log_writer *writer; /* NULL without --log */
+	struct testfs_stats stats; /* read path, atomics */
 	struct fuse_session *se;
-	char *mountpoint;		/* absolute */
+	char *mountpoint; /* absolute */
 	uint32_t page_size;
 	uid_t uid;
 	gid_t gid;
-	time_t mtime;			/* every node's fixed time */
+	time_t mtime; /* every node's fixed time */
 	uint64_t started_ns;
 
 	/* Control commands and the error file. */

@@ -17,26 +17,26 @@ enum log_kind {
 #define LOG_MARK_MAX 103
 
 struct log_record {
-	uint64_t seq;		/* 1, 2, 3 ... since mount */
-	uint64_t t_ns;		/* CLOCK_MONOTONIC at arrival */
-	uint16_t kind;		/* enum log_kind */
+	uint64_t seq;  /* 1, 2, 3 ... since mount */
+	uint64_t t_ns; /* CLOCK_MONOTONIC at arrival */
+	uint16_t kind; /* enum log_kind */
 	uint16_t flags;
 	uint32_t reserved;
 	union {
 		struct {
 			uint64_t ino;
-			uint64_t off;	/* byte range the kernel asked for */
-			uint64_t done_ns;	/* when the reply was sent */
-			uint64_t delay_ns;	/* latency injected */
+			uint64_t off;	   /* byte range the kernel asked for */
+			uint64_t done_ns;  /* when the reply was sent */
+			uint64_t delay_ns; /* latency injected */
 			uint32_t len;
 			uint32_t pid;
-			int32_t err;	/* 0 or the errno answered */
+			int32_t err; /* 0 or the errno answered */
 			uint32_t reserved2;
 			/* Room for the kernel attribution fields. */
 			uint64_t spare[6];
 		} read;
 		struct {
-			char text[LOG_MARK_MAX + 1];	/* NUL-terminated */
+			char text[LOG_MARK_MAX + 1]; /* NUL-terminated */
 		} mark;
 	};
 };

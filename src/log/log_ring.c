@@ -37,8 +37,8 @@ void log_ring_destroy(struct log_ring *ring)
 
 struct log_record *log_ring_reserve(struct log_ring *ring, uint64_t *pos)
 {
-	uint64_t p = atomic_fetch_add_explicit(&ring->head, 1,
-					       memory_order_acq_rel);
+	uint64_t p =
+		atomic_fetch_add_explicit(&ring->head, 1, memory_order_acq_rel);
 	struct log_slot *slot = &ring->slots[p & ring->mask];
 
 	atomic_store_explicit(&slot->state, 2 * p + 1, memory_order_relaxed);
@@ -62,7 +62,8 @@ uint64_t log_ring_append(struct log_ring *ring, const struct log_record *rec)
 	uint64_t pos;
 
 	dst = log_ring_reserve(ring, &pos);
-	memcpy((char *)dst + sizeof(dst->seq), (const char *)rec + sizeof(rec->seq),
+	memcpy((char *)dst + sizeof(dst->seq),
+	       (const char *)rec + sizeof(rec->seq),
 	       sizeof(*rec) - sizeof(rec->seq));
 	log_ring_publish(ring, pos);
 	return pos + 1;
@@ -83,8 +84,8 @@ enum log_read_result log_ring_read(struct log_ring *ring, uint64_t pos,
 	return s1 == s2 ? LOG_READ_OK : LOG_READ_LOST;
 }
 
-uint64_t log_ring_walk(struct log_ring *ring, uint64_t from,
-		       log_visit_fn visit, log_lost_fn lost, void *arg)
+uint64_t log_ring_walk(struct log_ring *ring, uint64_t from, log_visit_fn visit,
+		       log_lost_fn lost, void *arg)
 {
 	uint64_t head = log_ring_head(ring), pos = from, lost_from = 0;
 	uint64_t nlost = 0;

@@ -30,11 +30,11 @@ struct log_slot {
 
 struct log_ring {
 	struct log_slot *slots;
-	uint64_t capacity;	/* a power of two */
+	uint64_t capacity; /* a power of two */
 	uint64_t mask;
 	size_t map_len;
-	_Atomic uint64_t head;	/* next position to reserve */
-	_Atomic uint64_t clear_pos;	/* first position shown since clear */
+	_Atomic uint64_t head;	    /* next position to reserve */
+	_Atomic uint64_t clear_pos; /* first position shown since clear */
 };
 
 /*
@@ -57,8 +57,8 @@ uint64_t log_ring_append(struct log_ring *ring, const struct log_record *rec);
 
 enum log_read_result {
 	LOG_READ_OK = 0,
-	LOG_READ_PENDING,	/* reserved, not yet published */
-	LOG_READ_LOST,		/* overwritten by a newer record */
+	LOG_READ_PENDING, /* reserved, not yet published */
+	LOG_READ_LOST,	  /* overwritten by a newer record */
 };
 
 /* Copies the record at @pos into @out. */
@@ -70,8 +70,6 @@ static inline uint64_t log_ring_head(struct log_ring *ring)
 	return atomic_load_explicit(&ring->head, memory_order_acquire);
 }
 
-
-
 /*
  * Visits the records from position @from in order, up to the newest one or
  * the first that is not yet published, whichever comes first. Runs of
@@ -80,8 +78,8 @@ static inline uint64_t log_ring_head(struct log_ring *ring)
  */
 typedef void (*log_visit_fn)(void *arg, const struct log_record *rec);
 typedef void (*log_lost_fn)(void *arg, uint64_t first_seq, uint64_t count);
-uint64_t log_ring_walk(struct log_ring *ring, uint64_t from,
-		       log_visit_fn visit, log_lost_fn lost, void *arg);
+uint64_t log_ring_walk(struct log_ring *ring, uint64_t from, log_visit_fn visit,
+		       log_lost_fn lost, void *arg);
 
 /* Records written since the last clear that the ring no longer holds. */
 uint64_t log_ring_lost_since_clear(struct log_ring *ring);

@@ -73,8 +73,8 @@ static int drain_locked(struct log_writer *w)
 	int err;
 
 	strbuf_reset(&w->buf);
-	w->cursor = log_ring_walk(w->ring, w->cursor, writer_visit,
-				  writer_lost, w);
+	w->cursor =
+		log_ring_walk(w->ring, w->cursor, writer_visit, writer_lost, w);
 	if (w->buf.oom)
 		err = -ENOMEM;
 	else

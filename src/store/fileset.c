@@ -9,12 +9,9 @@ static const struct {
 	const char *name;
 	enum control_file id;
 } control_files[] = {
-	{ "log", CONTROL_LOG },
-	{ "log.bin", CONTROL_LOG_BIN },
-	{ "ctl", CONTROL_CTL },
-	{ "error", CONTROL_ERROR },
-	{ "config", CONTROL_CONFIG },
-	{ "stats", CONTROL_STATS },
+	{ "log", CONTROL_LOG },	      { "log.bin", CONTROL_LOG_BIN },
+	{ "ctl", CONTROL_CTL },	      { "error", CONTROL_ERROR },
+	{ "config", CONTROL_CONFIG }, { "stats", CONTROL_STATS },
 };
 
 static uint64_t key_hash(uint64_t parent, const char *name, size_t len)
@@ -143,8 +140,7 @@ int fileset_init(struct fileset *fs)
 	if (!path || !(dir = add_node(fs, 1, path, NODE_DIR)))
 		goto out_nomem;
 	fs->control_dir = dir->ino;
-	for (i = 0; i < sizeof(control_files) / sizeof(control_files[0]);
-	     i++) {
+	for (i = 0; i < sizeof(control_files) / sizeof(control_files[0]); i++) {
 		size_t len = strlen(FILESET_CONTROL_DIR) + 1 +
 			     strlen(control_files[i].name) + 1;
 
@@ -210,7 +206,8 @@ int fileset_check_path(const char *path, const char **why)
 		}
 		if (p == path && len == strlen(FILESET_CONTROL_DIR) &&
 		    strncmp(p, FILESET_CONTROL_DIR, len) == 0) {
-			*why = "'" FILESET_CONTROL_DIR "' is reserved for the control directory";
+			*why = "'" FILESET_CONTROL_DIR
+			       "' is reserved for the control directory";
 			return -EINVAL;
 		}
 		if (!slash)
@@ -239,7 +236,8 @@ int fileset_add_file(struct fileset *fs, const char *path, uint64_t size,
 		}
 		if (!n) {
 			copy = strndup(path, (size_t)(slash - path));
-			if (!copy || !(n = add_node(fs, parent, copy, NODE_DIR))) {
+			if (!copy ||
+			    !(n = add_node(fs, parent, copy, NODE_DIR))) {
 				*why = "out of memory";
 				return -ENOMEM;
 			}
@@ -249,9 +247,9 @@ int fileset_add_file(struct fileset *fs, const char *path, uint64_t size,
 	}
 	n = fileset_lookup(fs, parent, p);
 	if (n) {
-		*why = n->kind == NODE_DIR ?
-			       "a directory of this name is implied by another file" :
-			       "duplicate file name";
+		*why = n->kind == NODE_DIR
+			       ? "a directory of this name is implied by another file"
+			       : "duplicate file name";
 		return -EEXIST;
 	}
 	copy = strdup(path);

@@ -88,8 +88,8 @@ static void generate_unit(const struct pattern_source *src, uint64_t unit,
 		put_word(dst + i, src->key, w + i / 8);
 }
 
-void pattern_generate(const struct pattern_source *src, uint64_t off,
-		      void *buf, size_t len)
+void pattern_generate(const struct pattern_source *src, uint64_t off, void *buf,
+		      size_t len)
 {
 	unsigned char tmp[TESTFS_STAMP_PAGE];
 	unsigned char *dst = buf;
@@ -184,7 +184,8 @@ int testfs_pattern_verify(const struct testfs_pattern *p, const char *name,
 
 	pattern_source_init(&src, p, name);
 	while (len) {
-		size_t n = TESTFS_STAMP_PAGE - (size_t)(off % TESTFS_STAMP_PAGE);
+		size_t n =
+			TESTFS_STAMP_PAGE - (size_t)(off % TESTFS_STAMP_PAGE);
 
 		if (n > len)
 			n = len;

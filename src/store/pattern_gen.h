@@ -21,7 +21,7 @@ struct pattern_source {
 
 void pattern_source_init(struct pattern_source *src,
 			 const struct testfs_pattern *p, const char *name);
-void pattern_generate(const struct pattern_source *src, uint64_t off,
-		      void *buf, size_t len);
+void pattern_generate(const struct pattern_source *src, uint64_t off, void *buf,
+		      size_t len);
 
 #endif
