@@ -218,6 +218,7 @@ static int touch(const struct args *a)
 	volatile char sink;
 	char buf[PAGE];
 	char *map = NULL;
+	struct stat st;
 	int fd;
 
 	fd = open(a->file, O_RDONLY);
@@ -225,6 +226,17 @@ static int touch(const struct args *a)
 		fprintf(stderr, "testfs-touch: %s: %s\n", a->file,
 			strerror(errno));
 		return 1;
+	}
+	if (fstat(fd, &st) != 0 ||
+	    a->first + a->count > ((uint64_t)st.st_size + PAGE - 1) / PAGE) {
+		fprintf(stderr,
+			"testfs-touch: pages [%llu, %llu] lie past the end of %s (%llu pages)\n",
+			(unsigned long long)a->first,
+			(unsigned long long)(a->first + a->count - 1), a->file,
+			(unsigned long long)(((uint64_t)st.st_size + PAGE - 1) /
+					     PAGE));
+		close(fd);
+		return 2;
 	}
 	if (a->order == ORDER_RANDOM) {
 		unsigned seed = a->seed;
@@ -279,6 +291,7 @@ static int report(const struct args *a, const char *root)
 {
 	uint64_t ino, last = a->first + a->count - 1, before = 0, after = 0;
 	uint64_t ext_first = 0, ext_end = 0, total = 0, nreq = 0;
+	uint64_t last_p = 0, last_n = 0;
 	struct control_log_header hdr;
 	char path[PATH_MAX + 32];
 	struct log_record rec;
@@ -307,8 +320,14 @@ static int report(const struct args *a, const char *root)
 			continue;
 		p = rec.read.off / PAGE;
 		n = (rec.read.off + rec.read.len + PAGE - 1) / PAGE - p;
-		printf(" (%llu,%llu)", (unsigned long long)p,
-		       (unsigned long long)n);
+		/* Long runs: the first requests and the last one. */
+		if (nreq < 8)
+			printf(" (%llu,%llu)", (unsigned long long)p,
+			       (unsigned long long)n);
+		else if (nreq == 8)
+			printf(" ...");
+		last_p = p;
+		last_n = n;
 		nreq++;
 		total += n;
 		if (p < a->first)
@@ -322,6 +341,9 @@ static int report(const struct args *a, const char *root)
 		first = 0;
 	}
 	fclose(f);
+	if (nreq > 8)
+		printf(" (%llu,%llu)", (unsigned long long)last_p,
+		       (unsigned long long)last_n);
 	printf("\n%llu pages in %llu requests", (unsigned long long)total,
 	       (unsigned long long)nreq);
 	if (nreq)

@@ -511,7 +511,7 @@ void options_usage(FILE *f)
 	      "                        (flushed when clear/mark is acknowledged and at\n"
 	      "                        unmount)\n"
 	      "  --log-capacity N      records kept in memory (16..2^30, rounded up to a\n"
-	      "                        power of two; default 1048576, 128 bytes each,\n"
+	      "                        power of two; default 1048576, 136 bytes each,\n"
 	      "                        paid for as used). Overflow is counted and reported\n"
 	      "\n"
 	      "Process:\n"
