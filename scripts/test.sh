@@ -9,10 +9,11 @@ bash scripts/setup.sh "$@"
 status=0
 meson test -C "$builddir" --print-errorlogs || status=$?
 
-# The suite must not leave a mount behind, whatever happened in it.
-if grep -q ' fuse.testfs ' /proc/mounts; then
-	echo "FAIL: testfs mounts left behind:" >&2
-	grep ' fuse.testfs ' /proc/mounts >&2
+# The suite must not leave a mount behind, whatever happened in it (its
+# mounts live under /tmp/testfs-test.*; other testfs mounts are not ours).
+if grep ' fuse.testfs ' /proc/mounts | grep -q ' /tmp/testfs-test\.'; then
+	echo "FAIL: testfs mounts left behind by the suite:" >&2
+	grep ' fuse.testfs ' /proc/mounts | grep ' /tmp/testfs-test\.' >&2
 	status=1
 fi
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <testfs/pattern.h>
@@ -277,4 +278,28 @@ Test(maxpages, max_pages_32)
 	harness_stop(&m);
 	cr_assert_eq(max, 32, "largest request %zu pages, expected 32", max);
 	free(buf);
+}
+
+/* Sizes up to 2^62 bytes cost no memory: read the last page of a 4 EiB file. */
+Test(huge, last_page_of_a_4_eib_file, .timeout = 60)
+{
+	static const char *const args[] = { "--file", "huge.bin:4E", NULL };
+	const uint64_t size = 1ull << 62;
+	struct tfs_mount m;
+	struct stat st;
+	char buf[PAGE];
+	int fd;
+
+	harness_start(&m, args);
+	cr_assert_eq(stat(harness_path(&m, "huge.bin"), &st), 0);
+	cr_assert_eq((uint64_t)st.st_size, size);
+	fd = open(harness_path(&m, "huge.bin"), O_RDONLY);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM), 0);
+	cr_assert_eq(pread(fd, buf, PAGE, (off_t)(size - PAGE)), PAGE);
+	verify("huge.bin", size - PAGE, buf, PAGE);
+	cr_assert_eq(pread(fd, buf, PAGE, (off_t)size), 0, "read at EOF");
+	close(fd);
+	harness_assert_log_matches_cache(&m, "huge.bin", 16);
+	harness_stop(&m);
 }
