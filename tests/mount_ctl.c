@@ -44,7 +44,14 @@ static void start(void)
 
 static void stop(void)
 {
-	harness_stop(&mnt);
+	int status = harness_stop(&mnt);
+
+	/*
+	 * Also catches what ASan or UBSan found in the daemon. A failed
+	 * assertion in a fini does not fail the test; a crash does.
+	 */
+	if (status != 0)
+		harness_crash("testfs exited with status %d", status);
 }
 
 TestSuite(ctl, .init = start, .fini = stop, .timeout = 60);
@@ -188,10 +195,10 @@ Test(ctl, bad_commands_are_rejected_with_a_reason)
 		  "1234567890123456789012345678901234567890123456789\n",
 		  "limit" },
 	};
+	char *err;
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char *err;
 
 		cr_assert_eq(harness_ctl(&mnt, cases[i].cmd), -EINVAL,
 			     "'%s' was not rejected with EINVAL", cases[i].cmd);
@@ -202,9 +209,9 @@ Test(ctl, bad_commands_are_rejected_with_a_reason)
 		free(err);
 	}
 	cr_assert_eq(harness_ctl(&mnt, "clear\n"), 0);
-	cr_assert_str_eq(
-		harness_read_file(harness_path(&mnt, ".testfs/error"), NULL),
-		"", "error not cleared by a good command");
+	err = harness_read_file(harness_path(&mnt, ".testfs/error"), NULL);
+	cr_assert_str_eq(err, "", "error not cleared by a good command");
+	free(err);
 }
 
 Test(ctl, control_reads_are_not_logged)

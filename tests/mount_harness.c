@@ -11,6 +11,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
+#include <stdarg.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -453,6 +455,20 @@ int harness_run(const char *const *argv, char **out, int timeout_s)
 	}
 	*out = buf;
 	return status;
+}
+
+void harness_crash(const char *fmt, ...)
+{
+	struct rlimit no_core = { 0, 0 };
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	fflush(stderr);
+	setrlimit(RLIMIT_CORE, &no_core);
+	abort();
 }
 
 void harness_assert_no_leftover_mounts(void)

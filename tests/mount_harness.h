@@ -101,6 +101,13 @@ size_t harness_assert_log_matches_cache(struct tfs_mount *m, const char *name,
  */
 int harness_run(const char *const *argv, char **out, int timeout_s);
 
+/*
+ * Ends the test process with a crash (no core file): the only way a .fini
+ * can make Criterion count a test as failed.
+ */
+void harness_crash(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2), noreturn));
+
 /* Fails the test if any testfs mount under HARNESS_PREFIX is left. */
 void harness_assert_no_leftover_mounts(void);
 
