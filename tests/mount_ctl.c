@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <stdint.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -273,4 +274,109 @@ Test(ctl, log_json_and_binary_agree)
 	}
 	harness_log_free(&bin);
 	free(json);
+}
+
+/* A command may arrive one byte per write(), or without a newline. */
+Test(ctl, commands_split_across_writes)
+{
+	const char *cmd = "mark split\n  mark   spaced\nmark no newline";
+	struct tfs_log bin;
+	size_t i;
+	int fd;
+
+	cr_assert_eq(harness_ctl(&mnt, "clear"), 0);
+	fd = open(harness_path(&mnt, ".testfs/ctl"), O_WRONLY);
+	cr_assert_geq(fd, 0);
+	for (i = 0; i < strlen(cmd); i++)
+		cr_assert_eq(write(fd, cmd + i, 1), 1, "byte %zu: %s", i,
+			     strerror(errno));
+	/* The last line runs when the file is closed. */
+	cr_assert_eq(close(fd), 0);
+	harness_log(&mnt, &bin);
+	cr_assert_eq(bin.count, 3, "%zu records", bin.count);
+	cr_assert_str_eq(bin.recs[0].mark.text, "split");
+	cr_assert_str_eq(bin.recs[1].mark.text, "spaced");
+	cr_assert_str_eq(bin.recs[2].mark.text, "no newline");
+	harness_log_free(&bin);
+}
+
+Test(ctl, multi_line_write_says_what_ran)
+{
+	int fd = open(harness_path(&mnt, ".testfs/ctl"), O_WRONLY);
+	const char *cmd = "mark first\nbogus\nmark third\n";
+	struct tfs_log bin;
+	char *err;
+
+	cr_assert_eq(harness_ctl(&mnt, "clear"), 0);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, cmd, strlen(cmd)), -1);
+	cr_assert_eq(errno, EINVAL);
+	close(fd);
+	err = harness_read_file(harness_path(&mnt, ".testfs/error"), NULL);
+	cr_assert_not_null(strstr(err, "command 2 of 3"), "%s", err);
+	cr_assert_not_null(strstr(err, "the 1 before it ran"), "%s", err);
+	free(err);
+	harness_log(&mnt, &bin);
+	cr_assert_eq(bin.count, 1, "%zu records", bin.count);
+	cr_assert_str_eq(bin.recs[0].mark.text, "first");
+	harness_log_free(&bin);
+}
+
+/* O_DIRECT reads bypass the page cache; the log says so. */
+Test(ctl, direct_reads_are_flagged)
+{
+	void *buf;
+	char *json;
+	int fd;
+
+	cr_assert_eq(harness_ctl(&mnt, "drop-cache big.bin"), 0);
+	cr_assert_eq(harness_ctl(&mnt, "clear"), 0);
+	cr_assert_eq(posix_memalign(&buf, PAGE, 16 * PAGE), 0);
+	fd = open(harness_path(&mnt, "big.bin"), O_RDONLY | O_DIRECT);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(pread(fd, buf, 16 * PAGE, 64 * PAGE), 16 * PAGE);
+	close(fd);
+	json = harness_read_file(harness_path(&mnt, ".testfs/log"), NULL);
+	cr_assert_not_null(strstr(json, "\"direct\":true"), "%s", json);
+	free(json);
+	/* The log's page-cache reads still equal what is cached. */
+	harness_assert_log_matches_cache(&mnt, "big.bin", 4096);
+	free(buf);
+}
+
+/*
+ * The JSON log is rendered as it is read: a long log arrives whole and in
+ * order, and a reader that seeks back gets the same bytes again.
+ */
+Test(ctl, long_log_streams_in_order)
+{
+	char *cmds = malloc(20000 * 16), *p = cmds, *json, *line;
+	size_t len, n = 0, i;
+	char first[256], again[256];
+	uint64_t prev = 0, seq;
+	int fd;
+
+	cr_assert_eq(harness_ctl(&mnt, "clear"), 0);
+	for (i = 0; i < 20000; i++)
+		p += sprintf(p, "mark m%zu\n", i);
+	fd = open(harness_path(&mnt, ".testfs/ctl"), O_WRONLY);
+	cr_assert_eq(write(fd, cmds, (size_t)(p - cmds)), p - cmds);
+	close(fd);
+	json = harness_read_file(harness_path(&mnt, ".testfs/log"), &len);
+	for (line = json; *line; line = strchr(line, '\n') + 1) {
+		cr_assert_eq(sscanf(line, "{\"seq\":%lu,", &seq), 1, "%.80s",
+			     line);
+		cr_assert_gt(seq, prev, "seq %lu after %lu", seq, prev);
+		prev = seq;
+		n++;
+	}
+	cr_assert_eq(n, 20000, "%zu lines", n);
+	fd = open(harness_path(&mnt, ".testfs/log"), O_RDONLY);
+	cr_assert_eq(pread(fd, first, sizeof(first), 0), sizeof(first));
+	cr_assert_eq(pread(fd, again, sizeof(again), 100000), sizeof(again));
+	cr_assert_eq(pread(fd, again, sizeof(again), 0), sizeof(again));
+	cr_assert_eq(memcmp(first, again, sizeof(first)), 0);
+	close(fd);
+	free(json);
+	free(cmds);
 }

@@ -331,7 +331,8 @@ size_t harness_fetch_counts(const struct tfs_log *log, uint64_t ino,
 	for (i = 0; i < log->count; i++) {
 		const struct log_record *r = &log->recs[i];
 
-		if (r->kind != LOG_READ || r->read.ino != ino)
+		if (r->kind != LOG_READ || r->read.ino != ino ||
+		    (r->flags & LOG_FLAG_DIRECT))
 			continue;
 		nrec++;
 		first = r->read.off / 4096;

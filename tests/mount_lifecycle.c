@@ -270,3 +270,21 @@ Test(lifecycle, log_overflow_is_counted_and_reported)
 	free(stats);
 	harness_stop(&m);
 }
+
+Test(lifecycle, refuses_to_stack_on_a_testfs_mount)
+{
+	const char *args[] = { "--file", "a.bin:1M", NULL };
+	const char *argv[] = { harness_bin(), "-q", NULL, NULL };
+	struct tfs_mount m;
+	char *out;
+	int status;
+
+	harness_start(&m, args);
+	argv[2] = m.dir;
+	status = harness_run(argv, &out, 20);
+	cr_expect_eq(status, 1, "exit %d: %s", status, out);
+	cr_expect_not_null(strstr(out, "already a testfs mount"), "%s", out);
+	free(out);
+	cr_assert_eq(harness_stop(&m), 0);
+	cr_assert(!harness_is_mounted(m.dir));
+}

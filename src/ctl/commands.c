@@ -25,10 +25,15 @@
 #define DROP_RETRIES 200
 #define DROP_RETRY_NS 5000000L
 
+/* A line that never ends is refused rather than buffered forever. */
+#define CTL_LINE_MAX 65536
+
+/* Complete lines taken from one write (or a flush), run in order. */
 struct command_batch {
 	struct testfs *t;
 	fuse_req_t req;
-	size_t len;
+	size_t len; /* bytes to acknowledge (writes) */
+	bool is_flush;
 	char *text;
 };
 
@@ -186,8 +191,10 @@ static int cmd_drop_cache(struct testfs *t, const char *arg)
 /* Splits "verb rest" and runs it. */
 static int run_line(struct testfs *t, char *line)
 {
-	char *arg = line + strcspn(line, " \t");
+	char *arg;
 
+	line += strspn(line, " \t");
+	arg = line + strcspn(line, " \t");
 	if (*arg) {
 		*arg++ = '\0';
 		arg += strspn(arg, " \t");
@@ -206,8 +213,41 @@ static int run_line(struct testfs *t, char *line)
 	return -EINVAL;
 }
 
+/* Says which command of a multi-line write failed and what ran. */
+static void note_position(struct testfs *t, unsigned failed, unsigned total)
+{
+	char first[sizeof(t->error)];
+
+	if (total < 2)
+		return;
+	pthread_mutex_lock(&t->ctl_lock);
+	snprintf(first, sizeof(first), "%s", t->error);
+	snprintf(
+		t->error, sizeof(t->error),
+		"command %u of %u: %.400s (the %u before it ran, the rest did not)",
+		failed, total, first, failed - 1);
+	pthread_mutex_unlock(&t->ctl_lock);
+}
+
+static unsigned count_commands(const char *text)
+{
+	unsigned n = 0;
+	const char *p = text;
+
+	while (*p) {
+		const char *end = strchrnul(p, '\n');
+		const char *q = p + strspn(p, " \t\r");
+
+		if (q < end && *q != '#')
+			n++;
+		p = *end ? end + 1 : end;
+	}
+	return n;
+}
+
 static int run_batch(struct testfs *t, char *text)
 {
+	unsigned total = count_commands(text), done = 0;
 	char *line = text, *next;
 	int err;
 
@@ -217,10 +257,13 @@ static int run_batch(struct testfs *t, char *text)
 			*next++ = '\0';
 		if (*line && line[strlen(line) - 1] == '\r')
 			line[strlen(line) - 1] = '\0';
-		if (*line && *line != '#') {
+		if (line[strspn(line, " \t")] &&
+		    line[strspn(line, " \t")] != '#') {
+			done++;
 			err = run_line(t, line);
 			if (err) {
 				atomic_fetch_add(&t->stats.ctl_rejected, 1);
+				note_position(t, done, total);
 				return err;
 			}
 		}
@@ -233,6 +276,8 @@ static void reply_batch(struct command_batch *b, int err)
 {
 	if (err)
 		fuse_reply_err(b->req, -err);
+	else if (b->is_flush)
+		fuse_reply_err(b->req, 0);
 	else
 		fuse_reply_write(b->req, b->len);
 	free(b->text);
@@ -252,37 +297,25 @@ static bool needs_worker(const char *text)
 	const char *p = text;
 
 	while ((p = strstr(p, "drop-cache"))) {
-		if (p == text || p[-1] == '\n')
+		const char *q = p;
+
+		while (q > text && (q[-1] == ' ' || q[-1] == '\t'))
+			q--;
+		if (q == text || q[-1] == '\n')
 			return true;
 		p++;
 	}
 	return false;
 }
 
-void control_write(struct testfs *t, fuse_req_t req, const char *buf,
-		   size_t len)
+/* Runs @b here, or on a worker when it needs the mount; @b is consumed. */
+static void start_batch(struct testfs *t, struct command_batch *b)
 {
-	struct command_batch *b;
 	pthread_attr_t attr;
 	sigset_t all, old;
 	pthread_t th;
 	int err;
 
-	b = calloc(1, sizeof(*b));
-	if (!b || !(b->text = strndup(buf, len))) {
-		free(b);
-		return (void)fuse_reply_err(req, ENOMEM);
-	}
-	b->t = t;
-	b->req = req;
-	b->len = len;
-	/* .testfs/error explains the most recent write only. */
-	control_set_error(t, "%s", "");
-	if (strlen(b->text) != len) {
-		control_set_error(t, "command contains a NUL byte");
-		atomic_fetch_add(&t->stats.ctl_rejected, 1);
-		return reply_batch(b, -EINVAL);
-	}
 	if (!needs_worker(b->text))
 		return reply_batch(b, run_batch(t, b->text));
 	/*
@@ -301,4 +334,86 @@ void control_write(struct testfs *t, fuse_req_t req, const char *buf,
 				  strerror(err));
 		reply_batch(b, -err);
 	}
+}
+
+static void reject(struct testfs *t, fuse_req_t req, struct control_session *s,
+		   const char *why)
+{
+	control_set_error(t, "%s", why);
+	atomic_fetch_add(&t->stats.ctl_rejected, 1);
+	strbuf_reset(&s->pending);
+	fuse_reply_err(req, EINVAL);
+}
+
+struct control_session *control_session_new(struct testfs *t)
+{
+	/* .testfs/error explains what went wrong since ctl was last opened. */
+	control_set_error(t, "%s", "");
+	return calloc(1, sizeof(struct control_session));
+}
+
+void control_session_free(struct control_session *s)
+{
+	if (!s)
+		return;
+	strbuf_free(&s->pending);
+	free(s);
+}
+
+void control_write(struct testfs *t, fuse_req_t req, struct control_session *s,
+		   const char *buf, size_t len)
+{
+	struct command_batch *b;
+	const char *nl;
+	size_t upto;
+
+	if (memchr(buf, '\0', len))
+		return reject(t, req, s, "command contains a NUL byte");
+	/*
+	 * A command may arrive in pieces (dd bs=1, or a long write the
+	 * kernel split): only complete lines run; the rest waits for the
+	 * next write or for close().
+	 */
+	strbuf_add(&s->pending, buf, len);
+	if (s->pending.oom)
+		return reject(t, req, s, "out of memory");
+	nl = s->pending.len ? memrchr(s->pending.data, '\n', s->pending.len)
+			    : NULL;
+	if (!nl) {
+		if (s->pending.len > CTL_LINE_MAX)
+			return reject(t, req, s,
+				      "command line longer than 65536 bytes");
+		return (void)fuse_reply_write(req, len);
+	}
+	upto = (size_t)(nl - s->pending.data) + 1;
+	b = calloc(1, sizeof(*b));
+	if (!b || !(b->text = strndup(s->pending.data, upto))) {
+		free(b);
+		return reject(t, req, s, "out of memory");
+	}
+	memmove(s->pending.data, s->pending.data + upto, s->pending.len - upto);
+	s->pending.len -= upto;
+	s->pending.data[s->pending.len] = '\0';
+	b->t = t;
+	b->req = req;
+	b->len = len;
+	start_batch(t, b);
+}
+
+void control_flush(struct testfs *t, fuse_req_t req, struct control_session *s)
+{
+	struct command_batch *b;
+
+	if (!s || s->pending.len == 0)
+		return (void)fuse_reply_err(req, 0);
+	b = calloc(1, sizeof(*b));
+	if (!b || !(b->text = strndup(s->pending.data, s->pending.len))) {
+		free(b);
+		return reject(t, req, s, "out of memory");
+	}
+	strbuf_reset(&s->pending);
+	b->t = t;
+	b->req = req;
+	b->is_flush = true;
+	start_batch(t, b);
 }

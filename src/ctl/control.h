@@ -7,11 +7,27 @@
 #ifndef TESTFS_CONTROL_H
 #define TESTFS_CONTROL_H
 
+#include <stdbool.h>
+
+#include "../common/strbuf.h"
 #include "../fuse/testfs_i.h"
 
+/*
+ * What a reader of a control file sees. Most files are rendered whole at
+ * open. The JSON log is streamed instead: its range of records is fixed at
+ * open ([next_pos, end_pos) of the ring) and rendered as the reader
+ * advances, so a million records cost neither a second of rendering on the
+ * request loop nor a copy of the whole log.
+ */
 struct control_snapshot {
 	char *data;
 	size_t len;
+	bool stream;
+	uint64_t start_pos;
+	uint64_t next_pos;
+	uint64_t end_pos;
+	uint64_t base_off; /* file offset of data[0] */
+	struct strbuf buf;
 };
 
 /*
@@ -23,13 +39,36 @@ int control_snapshot(struct testfs *t, const struct node *n,
 void control_snapshot_free(struct control_snapshot *snap);
 
 /*
- * Executes the commands in @buf (one per line) and replies to @req: the
- * byte count when all succeeded, EINVAL (bad command) or another errno when
- * one failed, with the explanation in .testfs/error. Commands that need
- * the mount (drop-cache) run on a worker thread, which replies.
+ * The bytes of @snap at [@off, @off + @size): *@data and *@len (0 at the
+ * end). Sequential reads of a streamed log render only what they need; a
+ * read before the current position starts the rendering over.
  */
-void control_write(struct testfs *t, fuse_req_t req, const char *buf,
-		   size_t len);
+void control_snapshot_read(struct testfs *t, struct control_snapshot *snap,
+			   uint64_t off, size_t size, const char **data,
+			   size_t *len);
+
+/* The state of one open of .testfs/ctl: a line not yet complete. */
+struct control_session {
+	struct strbuf pending;
+};
+
+/* Opens ctl; also empties .testfs/error. */
+struct control_session *control_session_new(struct testfs *t);
+void control_session_free(struct control_session *s);
+
+/*
+ * Takes bytes written to ctl. Complete lines run as commands, in order;
+ * an incomplete last line waits for the next write or for close(). Replies
+ * to @req: the byte count when every command succeeded, EINVAL (bad
+ * command) or another errno when one failed, with the explanation in
+ * .testfs/error. Commands that need the mount (drop-cache) run on a
+ * worker thread, which replies.
+ */
+void control_write(struct testfs *t, fuse_req_t req, struct control_session *s,
+		   const char *buf, size_t len);
+
+/* close() of ctl: runs a pending incomplete line, replies to @req. */
+void control_flush(struct testfs *t, fuse_req_t req, struct control_session *s);
 
 /* Records the explanation that .testfs/error shows. */
 void control_set_error(struct testfs *t, const char *fmt, ...)

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -51,14 +52,6 @@ static void json_lost(void *arg, uint64_t first_seq, uint64_t count)
 
 	log_json_lost(c->sb, first_seq, count);
 	c->lost += count;
-}
-
-static void render_log(struct testfs *t, struct strbuf *sb)
-{
-	struct render_ctx c = { t, sb, 0, 0 };
-
-	log_ring_walk(&t->log, atomic_load(&t->log.clear_pos), json_visit,
-		      json_lost, &c);
 }
 
 static void bin_visit(void *arg, const struct log_record *rec)
@@ -207,10 +200,17 @@ int control_snapshot(struct testfs *t, const struct node *n,
 	struct strbuf sb = STRBUF_INIT;
 	struct control_snapshot *snap;
 
+	snap = calloc(1, sizeof(*snap));
+	if (!snap)
+		return -ENOMEM;
 	switch (n->control) {
 	case CONTROL_LOG:
-		render_log(t, &sb);
-		break;
+		snap->stream = true;
+		snap->start_pos = atomic_load(&t->log.clear_pos);
+		snap->next_pos = snap->start_pos;
+		snap->end_pos = log_ring_head(&t->log);
+		*out = snap;
+		return 0;
 	case CONTROL_LOG_BIN:
 		render_log_bin(t, &sb);
 		break;
@@ -233,11 +233,7 @@ int control_snapshot(struct testfs *t, const struct node *n,
 	}
 	if (sb.oom) {
 		strbuf_free(&sb);
-		return -ENOMEM;
-	}
-	snap = malloc(sizeof(*snap));
-	if (!snap) {
-		strbuf_free(&sb);
+		free(snap);
 		return -ENOMEM;
 	}
 	snap->data = strbuf_detach(&sb, &snap->len);
@@ -245,10 +241,68 @@ int control_snapshot(struct testfs *t, const struct node *n,
 	return 0;
 }
 
+/* Records rendered per step of a streamed log. */
+#define STREAM_STEP 512
+
+void control_snapshot_read(struct testfs *t, struct control_snapshot *snap,
+			   uint64_t off, size_t size, const char **data,
+			   size_t *len)
+{
+	struct render_ctx c = { t, &snap->buf, 0, 0 };
+	size_t drop;
+
+	*data = NULL;
+	*len = 0;
+	if (!snap->stream) {
+		if (off >= snap->len)
+			return;
+		*data = snap->data + off;
+		*len = size < snap->len - off ? size : snap->len - off;
+		return;
+	}
+	if (off < snap->base_off) {
+		strbuf_reset(&snap->buf);
+		snap->next_pos = snap->start_pos;
+		snap->base_off = 0;
+	}
+	while (snap->base_off + snap->buf.len < off + size &&
+	       snap->next_pos < snap->end_pos && !snap->buf.oom) {
+		uint64_t pos = log_ring_walk_range(&t->log, snap->next_pos,
+						   snap->end_pos, STREAM_STEP,
+						   json_visit, json_lost, &c);
+
+		if (pos == snap->next_pos)
+			break; /* a record still in flight ends the view */
+		snap->next_pos = pos;
+	}
+	/* What lies before @off was read already: sequential readers only
+	 * keep the window they have not consumed. */
+	if (off > snap->base_off) {
+		drop = off - snap->base_off;
+		if (drop > snap->buf.len)
+			drop = snap->buf.len;
+		memmove(snap->buf.data, snap->buf.data + drop,
+			snap->buf.len - drop);
+		snap->buf.len -= drop;
+		snap->base_off += drop;
+	}
+	if (off != snap->base_off || !snap->buf.len)
+		return;
+	*data = snap->buf.data;
+	*len = size < snap->buf.len ? size : snap->buf.len;
+}
+
 void control_snapshot_free(struct control_snapshot *snap)
 {
+	size_t big;
+
 	if (!snap)
 		return;
+	big = snap->len + snap->buf.cap;
 	free(snap->data);
+	strbuf_free(&snap->buf);
 	free(snap);
+	/* Give a large snapshot's memory back to the system now. */
+	if (big > (1u << 20))
+		malloc_trim(0);
 }

@@ -4,6 +4,9 @@
  * page range the kernel reads from them.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,6 +68,47 @@ static int build_files(struct testfs *t, const struct options *o)
 	return EXIT_OK;
 }
 
+/* Whether @dir is the mountpoint of a testfs mount already. */
+static bool already_testfs(const char *dir)
+{
+	char line[4096], mnt[4096], fstype[256];
+	bool found = false;
+	FILE *f;
+
+	f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		char *sep = strstr(line, " - ");
+
+		if (sep && sscanf(line, "%*s %*s %*s %*s %4095s", mnt) == 1 &&
+		    sscanf(sep + 3, "%255s", fstype) == 1 &&
+		    strcmp(mnt, dir) == 0 && strcmp(fstype, "fuse.testfs") == 0)
+			found = true;
+	}
+	fclose(f);
+	return found;
+}
+
+/* Arguments that name things of this process's environment. */
+static int check_handles(const struct options *o)
+{
+	if (o->ready_fd >= 0 && fcntl(o->ready_fd, F_GETFD) < 0) {
+		fprintf(stderr,
+			"testfs: --ready-fd %d: not an open file descriptor\nTry 'testfs --help'.\n",
+			o->ready_fd);
+		return EXIT_USAGE;
+	}
+	if (o->watch_pid > 0 && kill((pid_t)o->watch_pid, 0) != 0 &&
+	    errno == ESRCH) {
+		fprintf(stderr,
+			"testfs: --watch-pid %lld: no such process\nTry 'testfs --help'.\n",
+			(long long)o->watch_pid);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
 /* The daemon changes directory: paths are made absolute first. */
 static int resolve_paths(struct testfs *t, struct options *o)
 {
@@ -80,6 +124,12 @@ static int resolve_paths(struct testfs *t, struct options *o)
 	if (stat(t->mountpoint, &st) != 0 || !S_ISDIR(st.st_mode)) {
 		fprintf(stderr, "testfs: mountpoint '%s': not a directory\n",
 			o->mountpoint);
+		return EXIT_RUNTIME;
+	}
+	if (already_testfs(t->mountpoint)) {
+		fprintf(stderr,
+			"testfs: mountpoint '%s': already a testfs mount (unmount it first: fusermount3 -u %s)\n",
+			o->mountpoint, t->mountpoint);
 		return EXIT_RUNTIME;
 	}
 	if (o->log_path && o->log_path[0] != '/') {
@@ -161,7 +211,9 @@ int main(int argc, char **argv)
 	t.gid = getgid();
 	t.mtime = TESTFS_FIXED_TIME;
 	pthread_mutex_init(&t.ctl_lock, NULL);
-	status = build_files(&t, &o);
+	status = check_handles(&o);
+	if (status == EXIT_OK)
+		status = build_files(&t, &o);
 	if (status == EXIT_OK)
 		status = resolve_paths(&t, &o);
 	if (status != EXIT_OK)

@@ -136,10 +136,17 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	fi->direct_io = 1;
 	fi->keep_cache = 0;
 	if (n->control == CONTROL_CTL) {
+		struct control_session *cs;
+
 		if (acc != O_WRONLY)
 			return (void)fuse_reply_err(req, EACCES);
-		fi->fh = 0;
-		return (void)fuse_reply_open(req, fi);
+		cs = control_session_new(t);
+		if (!cs)
+			return (void)fuse_reply_err(req, ENOMEM);
+		fi->fh = (uint64_t)(uintptr_t)cs;
+		if (fuse_reply_open(req, fi) == -ENOENT)
+			control_session_free(cs);
+		return;
 	}
 	if (acc != O_RDONLY)
 		return (void)fuse_reply_err(req, EACCES);
@@ -154,8 +161,24 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 static void fs_release(fuse_req_t req, fuse_ino_t ino,
 		       struct fuse_file_info *fi)
 {
-	(void)ino;
-	control_snapshot_free((struct control_snapshot *)(uintptr_t)fi->fh);
+	struct node *n = fileset_get(&fs_of(req)->files, ino);
+	void *handle = (void *)(uintptr_t)fi->fh;
+
+	if (n && n->kind == NODE_CONTROL && n->control == CONTROL_CTL)
+		control_session_free(handle);
+	else if (n && n->kind == NODE_CONTROL)
+		control_snapshot_free(handle);
+	fuse_reply_err(req, 0);
+}
+
+static void fs_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct testfs *t = fs_of(req);
+	struct node *n = fileset_get(&t->files, ino);
+
+	if (n && n->kind == NODE_CONTROL && n->control == CONTROL_CTL)
+		return control_flush(
+			t, req, (struct control_session *)(uintptr_t)fi->fh);
 	fuse_reply_err(req, 0);
 }
 
@@ -164,12 +187,14 @@ static void read_control(fuse_req_t req, size_t size, off_t off,
 {
 	struct control_snapshot *snap =
 		(struct control_snapshot *)(uintptr_t)fi->fh;
+	const char *data;
+	size_t len;
 
-	if (!snap || off < 0 || (size_t)off >= snap->len)
+	if (!snap || off < 0)
 		return (void)fuse_reply_buf(req, NULL, 0);
-	if (size > snap->len - (size_t)off)
-		size = snap->len - (size_t)off;
-	fuse_reply_buf(req, snap->data + off, size);
+	control_snapshot_read(fs_of(req), snap, (uint64_t)off, size, &data,
+			      &len);
+	fuse_reply_buf(req, data, len);
 }
 
 static char *read_buffer(void)
@@ -204,15 +229,17 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		if (len > size)
 			len = size;
 		pattern_generate(&n->source, (uint64_t)off, buf, len);
-	} else {
+	}
+	if (len < size)
 		atomic_fetch_add_explicit(&t->stats.reads_past_eof, 1,
 					  memory_order_relaxed);
-	}
 	atomic_store_explicit(&n->was_read, true, memory_order_relaxed);
 	rec = log_ring_reserve(&t->log, &pos);
 	rec->t_ns = arrived;
 	rec->kind = LOG_READ;
-	rec->flags = 0;
+	/* O_DIRECT reads bypass the page cache: say so, or the log and
+	 * mincore() would seem to disagree. */
+	rec->flags = fi->flags & O_DIRECT ? LOG_FLAG_DIRECT : 0;
 	rec->reserved = 0;
 	memset(&rec->read, 0, sizeof(rec->read));
 	rec->read.ino = ino;
@@ -235,10 +262,10 @@ static void fs_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 	struct node *n = fileset_get(&t->files, ino);
 
 	(void)off;
-	(void)fi;
 	if (!n || n->kind != NODE_CONTROL || n->control != CONTROL_CTL)
 		return (void)fuse_reply_err(req, EROFS);
-	control_write(t, req, buf, size);
+	control_write(t, req, (struct control_session *)(uintptr_t)fi->fh, buf,
+		      size);
 }
 
 static void fs_opendir(fuse_req_t req, fuse_ino_t ino,
@@ -348,6 +375,7 @@ const struct fuse_lowlevel_ops testfs_ops = {
 	.open = fs_open,
 	.read = fs_read,
 	.write = fs_write,
+	.flush = fs_flush,
 	.release = fs_release,
 	.opendir = fs_opendir,
 	.readdir = fs_readdir,

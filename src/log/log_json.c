@@ -27,10 +27,11 @@ void log_json_record(struct strbuf *sb, const struct log_record *rec,
 		    ",\"page\":%" PRIu64 ",\"pages\":%" PRIu64
 		    ",\"t_ns\":%" PRIu64 ",\"done_ns\":%" PRIu64
 		    ",\"delay_ns\":%" PRIu64 ",\"pid\":%" PRIu32
-		    ",\"err\":%" PRId32 "}\n",
+		    ",\"err\":%" PRId32 "%s}\n",
 		    rec->read.ino, rec->read.off, rec->read.len, first,
 		    end - first, rec->t_ns, rec->read.done_ns,
-		    rec->read.delay_ns, rec->read.pid, rec->read.err);
+		    rec->read.delay_ns, rec->read.pid, rec->read.err,
+		    rec->flags & LOG_FLAG_DIRECT ? ",\"direct\":true" : "");
 }
 
 void log_json_lost(struct strbuf *sb, uint64_t first_seq, uint64_t count)

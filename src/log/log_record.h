@@ -16,6 +16,9 @@ enum log_kind {
 
 #define LOG_MARK_MAX 103
 
+/* flags of a read: it came from an O_DIRECT open, not the page cache. */
+#define LOG_FLAG_DIRECT 0x1
+
 struct log_record {
 	uint64_t seq;  /* 1, 2, 3 ... since mount */
 	uint64_t t_ns; /* CLOCK_MONOTONIC at arrival */

@@ -84,19 +84,27 @@ enum log_read_result log_ring_read(struct log_ring *ring, uint64_t pos,
 	return s1 == s2 ? LOG_READ_OK : LOG_READ_LOST;
 }
 
-uint64_t log_ring_walk(struct log_ring *ring, uint64_t from, log_visit_fn visit,
-		       log_lost_fn lost, void *arg)
+uint64_t log_ring_walk_range(struct log_ring *ring, uint64_t from, uint64_t to,
+			     uint64_t max, log_visit_fn visit, log_lost_fn lost,
+			     void *arg)
 {
 	uint64_t head = log_ring_head(ring), pos = from, lost_from = 0;
-	uint64_t nlost = 0;
+	uint64_t nlost = 0, end;
 	struct log_record rec;
 
+	if (to > head)
+		to = head;
+	end = max < to - from ? from + max : to;
+	if (from >= end)
+		return from;
 	if (head > ring->capacity && pos < head - ring->capacity) {
 		lost_from = pos;
 		nlost = head - ring->capacity - pos;
-		pos = head - ring->capacity;
+		if (nlost > end - pos)
+			nlost = end - pos;
+		pos += nlost;
 	}
-	for (; pos < head; pos++) {
+	for (; pos < end; pos++) {
 		enum log_read_result r = log_ring_read(ring, pos, &rec);
 
 		if (r == LOG_READ_PENDING)
@@ -118,6 +126,13 @@ uint64_t log_ring_walk(struct log_ring *ring, uint64_t from, log_visit_fn visit,
 	if (nlost && lost)
 		lost(arg, lost_from + 1, nlost);
 	return pos;
+}
+
+uint64_t log_ring_walk(struct log_ring *ring, uint64_t from, log_visit_fn visit,
+		       log_lost_fn lost, void *arg)
+{
+	return log_ring_walk_range(ring, from, UINT64_MAX, UINT64_MAX, visit,
+				   lost, arg);
 }
 
 uint64_t log_ring_lost_since_clear(struct log_ring *ring)
