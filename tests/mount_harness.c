@@ -291,7 +291,7 @@ void harness_settle(struct tfs_mount *m)
 
 void harness_log(struct tfs_mount *m, struct tfs_log *log)
 {
-	struct control_log_header hdr;
+	struct log_bin_header hdr;
 	size_t len;
 	char *buf;
 

@@ -292,7 +292,7 @@ static int report(const struct args *a, const char *root)
 	uint64_t ino, last = a->first + a->count - 1, before = 0, after = 0;
 	uint64_t ext_first = 0, ext_end = 0, total = 0, nreq = 0;
 	uint64_t last_p = 0, last_n = 0;
-	struct control_log_header hdr;
+	struct log_bin_header hdr;
 	char path[PATH_MAX + 32];
 	struct log_record rec;
 	struct stat st;

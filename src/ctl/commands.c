@@ -347,15 +347,20 @@ static void reject(struct testfs *t, fuse_req_t req, struct control_session *s,
 
 struct control_session *control_session_new(struct testfs *t)
 {
+	struct control_session *s = calloc(1, sizeof(*s));
+
 	/* .testfs/error explains what went wrong since ctl was last opened. */
 	control_set_error(t, "%s", "");
-	return calloc(1, sizeof(struct control_session));
+	if (s)
+		control_track(t, &s->link, HANDLE_SESSION);
+	return s;
 }
 
-void control_session_free(struct control_session *s)
+void control_session_free(struct testfs *t, struct control_session *s)
 {
 	if (!s)
 		return;
+	control_untrack(t, &s->link);
 	strbuf_free(&s->pending);
 	free(s);
 }

@@ -8,6 +8,7 @@
 #define TESTFS_CONTROL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "../common/strbuf.h"
 #include "../fuse/testfs_i.h"
@@ -19,7 +20,11 @@
  * advances, so a million records cost neither a second of rendering on the
  * request loop nor a copy of the whole log.
  */
+#define container_of(ptr, type, member)                                        \
+	((type *)((char *)(ptr)-offsetof(type, member)))
+
 struct control_snapshot {
+	struct handle_link link;
 	char *data;
 	size_t len;
 	bool stream;
@@ -36,7 +41,7 @@ struct control_snapshot {
  */
 int control_snapshot(struct testfs *t, const struct node *n,
 		     struct control_snapshot **out);
-void control_snapshot_free(struct control_snapshot *snap);
+void control_snapshot_free(struct testfs *t, struct control_snapshot *snap);
 
 /*
  * The bytes of @snap at [@off, @off + @size): *@data and *@len (0 at the
@@ -49,12 +54,21 @@ void control_snapshot_read(struct testfs *t, struct control_snapshot *snap,
 
 /* The state of one open of .testfs/ctl: a line not yet complete. */
 struct control_session {
+	struct handle_link link;
 	struct strbuf pending;
 };
 
 /* Opens ctl; also empties .testfs/error. */
 struct control_session *control_session_new(struct testfs *t);
-void control_session_free(struct control_session *s);
+void control_session_free(struct testfs *t, struct control_session *s);
+
+/* Frees the handles of control files still open when serving ends. */
+void control_free_handles(struct testfs *t);
+
+/* Tracking of open handles. */
+void control_track(struct testfs *t, struct handle_link *link,
+		   enum handle_kind kind);
+void control_untrack(struct testfs *t, struct handle_link *link);
 
 /*
  * Takes bytes written to ctl. Complete lines run as commands, in order;
@@ -73,20 +87,5 @@ void control_flush(struct testfs *t, fuse_req_t req, struct control_session *s);
 /* Records the explanation that .testfs/error shows. */
 void control_set_error(struct testfs *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-
-/* The binary log (.testfs/log.bin) starts with this header. */
-struct control_log_header {
-	char magic[8];	      /* "TFSLOG1\n" */
-	uint32_t version;     /* 1 */
-	uint32_t record_size; /* sizeof(struct log_record) */
-	uint64_t count;	      /* records that follow */
-	uint64_t lost;	      /* records since clear not in this snapshot */
-	uint64_t first_seq;   /* first seq since the last clear */
-	uint64_t next_seq;    /* seq the next record will get */
-	uint32_t page_size;
-	uint32_t reserved[3];
-};
-
-_Static_assert(sizeof(struct control_log_header) == 64, "64-byte header");
 
 #endif

@@ -72,7 +72,7 @@ static void bin_lost(void *arg, uint64_t first_seq, uint64_t count)
 
 static void render_log_bin(struct testfs *t, struct strbuf *sb)
 {
-	struct control_log_header hdr;
+	struct log_bin_header hdr;
 	struct render_ctx c = { t, sb, 0, 0 };
 	uint64_t from = atomic_load(&t->log.clear_pos);
 
@@ -81,8 +81,8 @@ static void render_log_bin(struct testfs *t, struct strbuf *sb)
 	log_ring_walk(&t->log, from, bin_visit, bin_lost, &c);
 	if (sb->oom)
 		return;
-	memcpy(hdr.magic, "TFSLOG1\n", 8);
-	hdr.version = 1;
+	memcpy(hdr.magic, LOG_BIN_MAGIC, 8);
+	hdr.version = LOG_BIN_VERSION;
 	hdr.record_size = sizeof(struct log_record);
 	hdr.count = c.count;
 	hdr.lost = c.lost;
@@ -203,6 +203,7 @@ int control_snapshot(struct testfs *t, const struct node *n,
 	snap = calloc(1, sizeof(*snap));
 	if (!snap)
 		return -ENOMEM;
+	control_track(t, &snap->link, HANDLE_SNAPSHOT);
 	switch (n->control) {
 	case CONTROL_LOG:
 		snap->stream = true;
@@ -233,7 +234,7 @@ int control_snapshot(struct testfs *t, const struct node *n,
 	}
 	if (sb.oom) {
 		strbuf_free(&sb);
-		free(snap);
+		control_snapshot_free(t, snap);
 		return -ENOMEM;
 	}
 	snap->data = strbuf_detach(&sb, &snap->len);
@@ -292,12 +293,13 @@ void control_snapshot_read(struct testfs *t, struct control_snapshot *snap,
 	*len = size < snap->buf.len ? size : snap->buf.len;
 }
 
-void control_snapshot_free(struct control_snapshot *snap)
+void control_snapshot_free(struct testfs *t, struct control_snapshot *snap)
 {
 	size_t big;
 
 	if (!snap)
 		return;
+	control_untrack(t, &snap->link);
 	big = snap->len + snap->buf.cap;
 	free(snap->data);
 	strbuf_free(&snap->buf);
@@ -305,4 +307,45 @@ void control_snapshot_free(struct control_snapshot *snap)
 	/* Give a large snapshot's memory back to the system now. */
 	if (big > (1u << 20))
 		malloc_trim(0);
+}
+
+void control_track(struct testfs *t, struct handle_link *link,
+		   enum handle_kind kind)
+{
+	link->kind = kind;
+	pthread_mutex_lock(&t->handles_lock);
+	if (!t->handles.next)
+		t->handles.next = t->handles.prev = &t->handles;
+	link->next = t->handles.next;
+	link->prev = &t->handles;
+	t->handles.next->prev = link;
+	t->handles.next = link;
+	pthread_mutex_unlock(&t->handles_lock);
+}
+
+void control_untrack(struct testfs *t, struct handle_link *link)
+{
+	pthread_mutex_lock(&t->handles_lock);
+	if (link->next) {
+		link->prev->next = link->next;
+		link->next->prev = link->prev;
+		link->next = link->prev = NULL;
+	}
+	pthread_mutex_unlock(&t->handles_lock);
+}
+
+void control_free_handles(struct testfs *t)
+{
+	while (t->handles.next && t->handles.next != &t->handles) {
+		struct handle_link *link = t->handles.next;
+
+		if (link->kind == HANDLE_SESSION)
+			control_session_free(
+				t, container_of(link, struct control_session,
+						link));
+		else
+			control_snapshot_free(
+				t, container_of(link, struct control_snapshot,
+						link));
+	}
 }

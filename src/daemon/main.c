@@ -211,6 +211,7 @@ int main(int argc, char **argv)
 	t.gid = getgid();
 	t.mtime = TESTFS_FIXED_TIME;
 	pthread_mutex_init(&t.ctl_lock, NULL);
+	pthread_mutex_init(&t.handles_lock, NULL);
 	status = check_handles(&o);
 	if (status == EXIT_OK)
 		status = build_files(&t, &o);
@@ -233,6 +234,7 @@ out_free:
 	fileset_destroy(&t.files);
 	free(t.mountpoint);
 	pthread_mutex_destroy(&t.ctl_lock);
+	pthread_mutex_destroy(&t.handles_lock);
 	options_free(&o);
 	return status;
 }

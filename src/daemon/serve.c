@@ -15,6 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "../ctl/control.h"
 #include "knobs.h"
 #include "startup.h"
 
@@ -240,6 +241,7 @@ out_unmount:
 		pthread_join(watch_th, NULL);
 	}
 out_handlers:
+	control_free_handles(t);
 	fuse_remove_signal_handlers(t->se);
 out_destroy:
 	fuse_session_destroy(t->se);

@@ -145,7 +145,7 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 			return (void)fuse_reply_err(req, ENOMEM);
 		fi->fh = (uint64_t)(uintptr_t)cs;
 		if (fuse_reply_open(req, fi) == -ENOENT)
-			control_session_free(cs);
+			control_session_free(t, cs);
 		return;
 	}
 	if (acc != O_RDONLY)
@@ -155,7 +155,7 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		return (void)fuse_reply_err(req, -err);
 	fi->fh = (uint64_t)(uintptr_t)snap;
 	if (fuse_reply_open(req, fi) == -ENOENT)
-		control_snapshot_free(snap); /* the open was interrupted */
+		control_snapshot_free(t, snap); /* the open was interrupted */
 }
 
 static void fs_release(fuse_req_t req, fuse_ino_t ino,
@@ -165,9 +165,9 @@ static void fs_release(fuse_req_t req, fuse_ino_t ino,
 	void *handle = (void *)(uintptr_t)fi->fh;
 
 	if (n && n->kind == NODE_CONTROL && n->control == CONTROL_CTL)
-		control_session_free(handle);
+		control_session_free(fs_of(req), handle);
 	else if (n && n->kind == NODE_CONTROL)
-		control_snapshot_free(handle);
+		control_snapshot_free(fs_of(req), handle);
 	fuse_reply_err(req, 0);
 }
 

@@ -45,6 +45,21 @@ struct testfs_knobs {
 	char note[256]; /* why something is unknown or differs */
 };
 
+/*
+ * Control files still open. The kernel sends RELEASE asynchronously, so
+ * some may still be open when the daemon exits; they are freed then.
+ */
+enum handle_kind {
+	HANDLE_SNAPSHOT = 1,
+	HANDLE_SESSION = 2,
+};
+
+struct handle_link {
+	struct handle_link *prev;
+	struct handle_link *next;
+	enum handle_kind kind;
+};
+
 struct testfs {
 	const struct options *opts;
 	struct fileset files;	   /* read path, immutable */
@@ -62,6 +77,9 @@ struct testfs {
 	/* Control commands and the error file. */
 	pthread_mutex_t ctl_lock;
 	char error[512];
+	/* Open control handles (snapshots and ctl sessions). */
+	pthread_mutex_t handles_lock;
+	struct handle_link handles;
 	struct testfs_knobs knobs;
 };
 

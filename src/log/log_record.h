@@ -46,4 +46,25 @@ struct log_record {
 
 _Static_assert(sizeof(struct log_record) == 128, "log record is 128 bytes");
 
+/*
+ * MOUNT/.testfs/log.bin: this header, then `count` records. Shared by the
+ * daemon, which writes it, and libtestfs, which reads it.
+ */
+#define LOG_BIN_MAGIC "TFSLOG1\n"
+#define LOG_BIN_VERSION 1
+
+struct log_bin_header {
+	char magic[8];	      /* LOG_BIN_MAGIC */
+	uint32_t version;     /* LOG_BIN_VERSION */
+	uint32_t record_size; /* sizeof(struct log_record) */
+	uint64_t count;	      /* records that follow */
+	uint64_t lost;	      /* records since clear not in this snapshot */
+	uint64_t first_seq;   /* first seq since the last clear */
+	uint64_t next_seq;    /* seq the next record will get */
+	uint32_t page_size;
+	uint32_t reserved[3];
+};
+
+_Static_assert(sizeof(struct log_bin_header) == 64, "64-byte header");
+
 #endif
