@@ -10,10 +10,11 @@ status=0
 meson test -C "$builddir" --print-errorlogs || status=$?
 
 # The suite must not leave a mount behind, whatever happened in it (its
-# mounts live under /tmp/testfs-test.*; other testfs mounts are not ours).
-if grep ' fuse.testfs ' /proc/mounts | grep -q ' /tmp/testfs-test\.'; then
+# mounts live under /tmp/testfs-test.* and, through libtestfs,
+# /tmp/testfs.*; other testfs mounts are not ours).
+if grep ' fuse.testfs ' /proc/mounts | grep -qE ' /tmp/testfs(-test)?\.'; then
 	echo "FAIL: testfs mounts left behind by the suite:" >&2
-	grep ' fuse.testfs ' /proc/mounts | grep ' /tmp/testfs-test\.' >&2
+	grep ' fuse.testfs ' /proc/mounts | grep -E ' /tmp/testfs(-test)?\.' >&2
 	status=1
 fi
 

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * @file testfs/criterion.h
+ *
+ * Criterion assertions over readahead extents. Include it after
+ * <criterion/criterion.h>; link with `pkg-config --libs testfs` (which
+ * brings criterion too).
+ *
+ * Each testfs_assert_* stops the test when it fails, each testfs_expect_*
+ * records the failure and goes on. Failure messages show the expected and
+ * the observed extents side by side, e.g.
+ *
+ *     big.bin: readahead fetched 384 pages after and 128 pages before the
+ *     range [1024, 2047]: expected within [1024, 2047], observed
+ *     [896, 2431] (1536 pages in 6 requests)
+ *
+ * Kernel policies change between versions. Assert what must hold on any
+ * kernel with testfs_assert_consistent(); state what a particular kernel
+ * policy predicts with testfs_expect_policy(), whose failure reads
+ * "kernel policy differs (NAME): expected ..., observed ...". With
+ * TESTFS_POLICY=warn in the environment such a difference is logged as a
+ * warning instead of failing the test (for running a suite on a kernel it
+ * was not written for).
+ */
+#ifndef TESTFS_CRITERION_H
+#define TESTFS_CRITERION_H
+
+#include <criterion/criterion.h>
+#include <criterion/logging.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <testfs.h>
+
+/* Runs a testfs_check_* call and reports its verdict. */
+#define TESTFS_CR_CHECK_(Fail, Call)                                           \
+	do {                                                                   \
+		char *testfs_why_ = NULL;                                      \
+		char testfs_msg_[4096];                                        \
+		int testfs_rc_ = (Call);                                       \
+                                                                               \
+		if (testfs_rc_ < 0) {                                          \
+			snprintf(testfs_msg_, sizeof(testfs_msg_),             \
+				 "testfs: %s could not check: %s", #Call,      \
+				 strerror(-testfs_rc_));                       \
+		} else if (testfs_rc_ > 0) {                                   \
+			snprintf(testfs_msg_, sizeof(testfs_msg_), "%s",       \
+				 testfs_why_ ? testfs_why_ : #Call);           \
+		}                                                              \
+		/* Freed before a failing assertion leaves the test. */        \
+		free(testfs_why_);                                             \
+		if (testfs_rc_ != 0)                                           \
+			Fail("%s", testfs_msg_);                               \
+	} while (0)
+
+/** No page of @Name fetched outside [@First, @Last]. */
+#define testfs_assert_within(Log, Name, First, Last)                           \
+	TESTFS_CR_CHECK_(                                                      \
+		cr_assert_fail,                                                \
+		testfs_check_within(Log, Name, First, Last, &testfs_why_))
+#define testfs_expect_within(Log, Name, First, Last)                           \
+	TESTFS_CR_CHECK_(                                                      \
+		cr_expect_fail,                                                \
+		testfs_check_within(Log, Name, First, Last, &testfs_why_))
+
+/** The pages fetched of @Name equal the extents @Expected. */
+#define testfs_assert_fetched(Log, Name, Expected)                             \
+	TESTFS_CR_CHECK_(                                                      \
+		cr_assert_fail,                                                \
+		testfs_check_fetched(Log, Name, Expected, &testfs_why_))
+#define testfs_expect_fetched(Log, Name, Expected)                             \
+	TESTFS_CR_CHECK_(                                                      \
+		cr_expect_fail,                                                \
+		testfs_check_fetched(Log, Name, Expected, &testfs_why_))
+
+/** Every page of @Touched was fetched, and at most @MaxExtra besides. */
+#define testfs_assert_touched_plus(Log, Name, Touched, MaxExtra)               \
+	TESTFS_CR_CHECK_(cr_assert_fail,                                       \
+			 testfs_check_touched_plus(Log, Name, Touched,         \
+						   MaxExtra, &testfs_why_))
+#define testfs_expect_touched_plus(Log, Name, Touched, MaxExtra)               \
+	TESTFS_CR_CHECK_(cr_expect_fail,                                       \
+			 testfs_check_touched_plus(Log, Name, Touched,         \
+						   MaxExtra, &testfs_why_))
+
+/**
+ * What holds on any kernel: nothing lost, no page fetched twice, fetched
+ * pages equal resident pages, no request above @MaxPages (0: unchecked).
+ */
+#define testfs_assert_consistent(Fs, Log, Name, MaxPages)                      \
+	TESTFS_CR_CHECK_(cr_assert_fail,                                       \
+			 testfs_check_consistent(Fs, Log, Name, MaxPages,      \
+						 &testfs_why_))
+
+/** A libtestfs call that returns a negative errno on failure succeeded. */
+#define testfs_assert_ok(Call)                                                 \
+	do {                                                                   \
+		long long testfs_ret_ = (long long)(Call);                     \
+                                                                               \
+		if (testfs_ret_ < 0)                                           \
+			cr_assert_fail("%s failed: %s", #Call,                 \
+				       strerror((int)-testfs_ret_));           \
+	} while (0)
+
+/** Whether policy differences only warn (TESTFS_POLICY=warn). */
+static inline int testfs_policy_warn_only(void)
+{
+	const char *v = getenv("TESTFS_POLICY");
+
+	return v && strcmp(v, "warn") == 0;
+}
+
+/**
+ * A kernel policy's prediction: when @Cond is false, reports
+ * "kernel policy differs (@Policy): expected @Expected, observed ..."
+ * with the rest formatted like printf.
+ */
+#define testfs_expect_policy(Policy, Cond, Expected, ...)                      \
+	do {                                                                   \
+		if (!(Cond)) {                                                 \
+			char testfs_obs_[2048];                                \
+                                                                               \
+			snprintf(testfs_obs_, sizeof(testfs_obs_),             \
+				 __VA_ARGS__);                                 \
+			if (testfs_policy_warn_only())                         \
+				cr_log_warn("kernel policy differs (%s): "     \
+					    "expected %s, observed %s",        \
+					    Policy, Expected, testfs_obs_);    \
+			else                                                   \
+				cr_expect_fail("kernel policy differs (%s): "  \
+					       "expected %s, observed %s",     \
+					       Policy, Expected, testfs_obs_); \
+		}                                                              \
+	} while (0)
+
+#endif

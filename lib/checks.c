@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Checks that explain themselves: on failure, a sentence a reader can act
+ * on without the test's source, with the expected and observed extents
+ * side by side.
+ */
+#include "lib_i.h"
+
+#include "common/strbuf.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Room for one extent list in a message; longer lists end in "... [y, z]". */
+#define LIST_MAX 256
+
+struct list {
+	char s[LIST_MAX];
+};
+
+static const char *list(struct list *l, const struct testfs_extents *e)
+{
+	testfs_extents_format(e, l->s, sizeof(l->s));
+	return l->s;
+}
+
+static const char *plural(uint64_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
+static bool is_read_of(const struct testfs_record *r, const char *name)
+{
+	return r->kind == TESTFS_RECORD_READ && r->file &&
+	       strcmp(r->file, name) == 0;
+}
+
+/* Hands @sb to the caller as *@why: 1 (the check failed) or -ENOMEM. */
+static int fail_with(struct strbuf *sb, char **why)
+{
+	char *s;
+
+	if (sb->oom) {
+		strbuf_free(sb);
+		return -ENOMEM;
+	}
+	s = strbuf_detach(sb, NULL);
+	if (!s)
+		return -ENOMEM;
+	if (why)
+		*why = s;
+	else
+		free(s);
+	return 1;
+}
+
+static int check_start(const struct testfs_log *log, const char *name,
+		       char **why)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (why)
+		*why = NULL;
+	if (!log || !name)
+		return -EINVAL;
+	if (log->lost == 0)
+		return 0;
+	strbuf_addf(&sb,
+		    "%s: the log lost %" PRIu64
+		    " record%s; raise --log-capacity",
+		    name, log->lost, plural(log->lost));
+	return fail_with(&sb, why);
+}
+
+/* " (N pages in M requests)" after an observed extent list. */
+static void add_observed(struct strbuf *sb, const struct testfs_log *log,
+			 const char *name, const struct testfs_extents *fetched)
+{
+	struct list l;
+	size_t nreq = testfs_log_requests(log, name);
+
+	strbuf_addf(sb, "observed %s (%" PRIu64 " page%s in %zu request%s)",
+		    list(&l, fetched), fetched->pages, plural(fetched->pages),
+		    nreq, plural(nreq));
+}
+
+/* "N pages before and M pages past [a, b]", or "none outside [a, b]". */
+static int add_outside(struct strbuf *sb, const struct testfs_log *log,
+		       const char *name, uint64_t first, uint64_t last)
+{
+	uint64_t before, after;
+	int64_t n;
+
+	n = testfs_log_outside(log, name, first, last, &before, &after);
+	if (n < 0)
+		return (int)n;
+	strbuf_addf(sb,
+		    "%" PRIu64 " page%s before and %" PRIu64
+		    " page%s past [%" PRIu64 ", %" PRIu64 "]",
+		    before, plural(before), after, plural(after), first, last);
+	return 0;
+}
+
+int testfs_check_within(const struct testfs_log *log, const char *name,
+			uint64_t first, uint64_t last, char **why)
+{
+	struct testfs_extents fetched = TESTFS_EXTENTS_INIT;
+	struct strbuf sb = STRBUF_INIT;
+	uint64_t before, after;
+	int64_t n;
+	int err;
+
+	err = check_start(log, name, why);
+	if (err)
+		return err;
+	n = testfs_log_outside(log, name, first, last, &before, &after);
+	if (n <= 0)
+		return (int)n;
+	err = testfs_log_fetched(log, name, &fetched);
+	if (err)
+		return err;
+	strbuf_addf(&sb, "%s: readahead fetched ", name);
+	if (after)
+		strbuf_addf(&sb, "%" PRIu64 " page%s past ", after,
+			    plural(after));
+	if (after && before)
+		strbuf_adds(&sb, "and ");
+	if (before)
+		strbuf_addf(&sb, "%" PRIu64 " page%s before ", before,
+			    plural(before));
+	strbuf_addf(&sb,
+		    "the range [%" PRIu64 ", %" PRIu64
+		    "]: expected within [%" PRIu64 ", %" PRIu64 "], ",
+		    first, last, first, last);
+	add_observed(&sb, log, name, &fetched);
+	testfs_extents_free(&fetched);
+	return fail_with(&sb, why);
+}
+
+int testfs_check_fetched(const struct testfs_log *log, const char *name,
+			 const struct testfs_extents *expected, char **why)
+{
+	struct testfs_extents fetched = TESTFS_EXTENTS_INIT;
+	struct testfs_extents missing = TESTFS_EXTENTS_INIT;
+	struct testfs_extents extra = TESTFS_EXTENTS_INIT;
+	struct strbuf sb = STRBUF_INIT;
+	struct list l;
+	int err;
+
+	err = check_start(log, name, why);
+	if (err)
+		return err;
+	if (!expected)
+		return -EINVAL;
+	err = testfs_log_fetched(log, name, &fetched);
+	if (err)
+		return err;
+	if (testfs_extents_equal(&fetched, expected))
+		goto out;
+	err = testfs_extents_subtract(expected, &fetched, &missing);
+	if (!err)
+		err = testfs_extents_subtract(&fetched, expected, &extra);
+	if (err)
+		goto out;
+	strbuf_addf(&sb,
+		    "%s: the fetched pages differ: expected %s (%" PRIu64
+		    " page%s), ",
+		    name, list(&l, expected), expected->pages,
+		    plural(expected->pages));
+	add_observed(&sb, log, name, &fetched);
+	if (missing.n)
+		strbuf_addf(&sb, "; %" PRIu64 " page%s not fetched: %s",
+			    missing.pages, plural(missing.pages),
+			    list(&l, &missing));
+	if (extra.n)
+		strbuf_addf(&sb, "; %" PRIu64 " page%s fetched besides: %s",
+			    extra.pages, plural(extra.pages), list(&l, &extra));
+	if (expected->n) {
+		strbuf_adds(&sb, "; ");
+		err = add_outside(&sb, log, name, expected->v[0].first,
+				  expected->v[expected->n - 1].last);
+	}
+	if (!err)
+		err = fail_with(&sb, why);
+out:
+	strbuf_free(&sb);
+	testfs_extents_free(&fetched);
+	testfs_extents_free(&missing);
+	testfs_extents_free(&extra);
+	return err;
+}
+
+int testfs_check_touched_plus(const struct testfs_log *log, const char *name,
+			      const struct testfs_extents *touched,
+			      uint64_t max_extra, char **why)
+{
+	struct testfs_extents fetched = TESTFS_EXTENTS_INIT;
+	struct testfs_extents missing = TESTFS_EXTENTS_INIT;
+	struct testfs_extents extra = TESTFS_EXTENTS_INIT;
+	struct strbuf sb = STRBUF_INIT;
+	struct list l;
+	int err;
+
+	err = check_start(log, name, why);
+	if (err)
+		return err;
+	if (!touched)
+		return -EINVAL;
+	err = testfs_log_fetched(log, name, &fetched);
+	if (!err)
+		err = testfs_extents_subtract(touched, &fetched, &missing);
+	if (!err)
+		err = testfs_extents_subtract(&fetched, touched, &extra);
+	if (err || (missing.n == 0 && extra.pages <= max_extra))
+		goto out;
+	strbuf_addf(&sb, "%s: ", name);
+	if (missing.n)
+		strbuf_addf(&sb,
+			    "%" PRIu64 " touched page%s never fetched (%s)",
+			    missing.pages, plural(missing.pages),
+			    list(&l, &missing));
+	if (missing.n && extra.pages > max_extra)
+		strbuf_adds(&sb, " and ");
+	if (extra.pages > max_extra)
+		strbuf_addf(&sb,
+			    "%" PRIu64 " page%s fetched besides the touched "
+			    "ones, more than the %" PRIu64 " allowed (%s)",
+			    extra.pages, plural(extra.pages), max_extra,
+			    list(&l, &extra));
+	strbuf_addf(&sb,
+		    ": expected the touched %s (%" PRIu64
+		    " page%s) plus at most %" PRIu64 " page%s, ",
+		    list(&l, touched), touched->pages, plural(touched->pages),
+		    max_extra, plural(max_extra));
+	add_observed(&sb, log, name, &fetched);
+	if (touched->n) {
+		strbuf_adds(&sb, "; ");
+		err = add_outside(&sb, log, name, touched->v[0].first,
+				  touched->v[touched->n - 1].last);
+	}
+	if (!err)
+		err = fail_with(&sb, why);
+out:
+	strbuf_free(&sb);
+	testfs_extents_free(&fetched);
+	testfs_extents_free(&missing);
+	testfs_extents_free(&extra);
+	return err;
+}
+
+/* Appends "; " between the sentences of a multi-part failure. */
+static void next_part(struct strbuf *sb)
+{
+	if (sb->len)
+		strbuf_adds(sb, "; ");
+}
+
+static void check_request_sizes(struct strbuf *sb, const struct testfs_log *log,
+				const char *name, uint64_t max_pages)
+{
+	const struct testfs_record *big = NULL;
+	size_t i, over = 0;
+
+	for (i = 0; i < log->count; i++) {
+		const struct testfs_record *r = &log->recs[i];
+
+		if (!is_read_of(r, name) || r->pages <= max_pages)
+			continue;
+		over++;
+		if (!big || r->pages > big->pages)
+			big = r;
+	}
+	if (!over)
+		return;
+	next_part(sb);
+	strbuf_addf(sb,
+		    "%s: %zu request%s larger than max_pages %" PRIu64
+		    ", the largest %" PRIu64 " pages at page %" PRIu64
+		    " (seq %" PRIu64 ")",
+		    name, over, plural(over), max_pages, big->pages, big->page,
+		    big->seq);
+}
+
+int testfs_check_consistent(struct testfs *fs, const struct testfs_log *log,
+			    const char *name, uint64_t max_pages, char **why)
+{
+	struct testfs_extents fetched = TESTFS_EXTENTS_INIT;
+	struct testfs_extents again = TESTFS_EXTENTS_INIT;
+	struct testfs_extents resident = TESTFS_EXTENTS_INIT;
+	struct testfs_extents only_log = TESTFS_EXTENTS_INIT;
+	struct testfs_extents only_cache = TESTFS_EXTENTS_INIT;
+	struct strbuf sb = STRBUF_INIT;
+	struct list l, m;
+	int err;
+
+	err = check_start(log, name, why);
+	if (err)
+		return err;
+	if (!fs)
+		return -EINVAL;
+	err = testfs_log_fetched(log, name, &fetched);
+	if (!err)
+		err = testfs_log_refetched(log, name, &again);
+	if (!err)
+		err = testfs_resident(fs, name, &resident);
+	if (!err)
+		err = testfs_extents_subtract(&fetched, &resident, &only_log);
+	if (!err)
+		err = testfs_extents_subtract(&resident, &fetched, &only_cache);
+	if (err)
+		goto out;
+
+	if (again.n) {
+		strbuf_addf(&sb,
+			    "%s: %" PRIu64
+			    " page%s fetched more than once: %s, ",
+			    name, again.pages, plural(again.pages),
+			    list(&l, &again));
+		add_observed(&sb, log, name, &fetched);
+	}
+	if (only_log.n || only_cache.n) {
+		next_part(&sb);
+		strbuf_addf(
+			&sb,
+			"%s: the log and the page cache disagree: fetched %s (%" PRIu64
+			" page%s), resident %s (%" PRIu64 " page%s)",
+			name, list(&l, &fetched), fetched.pages,
+			plural(fetched.pages), list(&m, &resident),
+			resident.pages, plural(resident.pages));
+		if (only_log.n)
+			strbuf_addf(&sb,
+				    ", %" PRIu64 " page%s fetched but not "
+				    "resident: %s",
+				    only_log.pages, plural(only_log.pages),
+				    list(&l, &only_log));
+		if (only_cache.n)
+			strbuf_addf(&sb,
+				    ", %" PRIu64 " page%s resident but never "
+				    "fetched: %s",
+				    only_cache.pages, plural(only_cache.pages),
+				    list(&l, &only_cache));
+	}
+	if (max_pages)
+		check_request_sizes(&sb, log, name, max_pages);
+	if (sb.len || sb.oom)
+		err = fail_with(&sb, why);
+out:
+	strbuf_free(&sb);
+	testfs_extents_free(&fetched);
+	testfs_extents_free(&again);
+	testfs_extents_free(&resident);
+	testfs_extents_free(&only_log);
+	testfs_extents_free(&only_cache);
+	return err;
+}

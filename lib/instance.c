@@ -1,0 +1,616 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Instances: starting and stopping the daemon on a private mountpoint, and
+ * talking to it through MOUNT/.testfs/.
+ */
+#include "lib_i.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef TESTFS_INSTALLED_DAEMON
+#define TESTFS_INSTALLED_DAEMON "/usr/local/bin/testfs"
+#endif
+#ifndef TESTFS_BUILD_DAEMON
+#define TESTFS_BUILD_DAEMON ""
+#endif
+
+/* The child's ready pipe: the daemon is told --ready-fd 3. */
+#define CHILD_READY_FD 3
+/* How long a daemon gets after SIGKILL, and the mount after the daemon. */
+#define KILL_WAIT_MS 5000u
+#define UNMOUNT_WAIT_MS 5000u
+
+#define MAX_PAGES_LIMIT 256u
+#define MAX_BACKGROUND_LIMIT 65535u
+#define RA_KB_LIMIT 1048576u
+#define LOG_CAPACITY_MIN 16u
+#define LOG_CAPACITY_MAX (1ull << 30)
+
+/* Milliseconds left until @end, for poll(). */
+static int ms_left(uint64_t end)
+{
+	uint64_t now = lib_now_ms();
+
+	if (now >= end)
+		return 0;
+	return end - now > (uint64_t)INT_MAX ? INT_MAX : (int)(end - now);
+}
+
+/* Undoes the octal escapes (\040 ...) of a path in /proc/self/mountinfo. */
+static void unescape_mountinfo(char *s)
+{
+	char *out = s;
+
+	while (*s) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' &&
+		    s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*out++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 |
+					(s[3] - '0'));
+			s += 4;
+		} else {
+			*out++ = *s++;
+		}
+	}
+	*out = '\0';
+}
+
+/* Whether @dir is a mountpoint, by /proc/self/mountinfo (no FUSE request). */
+static bool is_mounted(const char *dir)
+{
+	char *line = NULL, *field, *save;
+	size_t cap = 0;
+	bool found = false;
+	FILE *f;
+	int i;
+
+	f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return false;
+	while (!found && getline(&line, &cap, f) > 0) {
+		/* id parent maj:min root mountpoint ... */
+		field = strtok_r(line, " \n", &save);
+		for (i = 0; field && i < 4; i++)
+			field = strtok_r(NULL, " \n", &save);
+		if (!field)
+			continue;
+		unescape_mountinfo(field);
+		found = strcmp(field, dir) == 0;
+	}
+	free(line);
+	fclose(f);
+	return found;
+}
+
+/*
+ * Reaps @pid within @timeout_ms: 0 and its wait status in *@ws, or
+ * -ETIMEDOUT, or -ECHILD (someone else reaped it).
+ */
+static int wait_exit(pid_t pid, unsigned timeout_ms, int *ws)
+{
+	uint64_t end = lib_now_ms() + timeout_ms;
+	unsigned nap = 1;
+	pid_t r;
+
+	for (;;) {
+		r = waitpid(pid, ws, WNOHANG);
+		if (r == pid)
+			return 0;
+		if (r < 0 && errno != EINTR)
+			return -errno;
+		if (lib_now_ms() >= end)
+			return -ETIMEDOUT;
+		lib_sleep_ms(nap);
+		if (nap < 16)
+			nap *= 2;
+	}
+}
+
+/*
+ * Ends the daemon if it still runs: SIGTERM (or SIGKILL right away when
+ * @kill_now) and a wait of fs->timeout_ms, then SIGKILL. Returns its exit
+ * status, -EINTR if a signal ended it, or -errno.
+ */
+static int end_daemon(struct testfs *fs, bool kill_now)
+{
+	int ws, err = -ETIMEDOUT;
+
+	if (fs->stopped)
+		return 0;
+	fs->stopped = true;
+	if (!kill_now) {
+		kill(fs->pid, SIGTERM);
+		err = wait_exit(fs->pid, fs->timeout_ms, &ws);
+	}
+	if (err == -ETIMEDOUT) {
+		kill(fs->pid, SIGKILL);
+		err = wait_exit(fs->pid, KILL_WAIT_MS, &ws);
+		if (!err)
+			return -EINTR;
+	}
+	if (err)
+		return err;
+	return WIFEXITED(ws) ? WEXITSTATUS(ws) : -EINTR;
+}
+
+/*
+ * Makes sure the mount is gone (auto_unmount removes it asynchronously
+ * after a killed daemon), then removes the directories.
+ */
+static int remove_mountpoint(struct testfs *fs)
+{
+	uint64_t end = lib_now_ms() + UNMOUNT_WAIT_MS;
+
+	while (is_mounted(fs->mountpoint) && lib_now_ms() < end)
+		lib_sleep_ms(5);
+	if (is_mounted(fs->mountpoint))
+		umount2(fs->mountpoint, MNT_DETACH);
+	if (rmdir(fs->mountpoint) != 0 && errno != ENOENT)
+		return -errno;
+	if (rmdir(fs->root) != 0 && errno != ENOENT)
+		return -errno;
+	return 0;
+}
+
+static void free_instance(struct testfs *fs)
+{
+	free(fs->mountpoint);
+	free(fs->root);
+	free(fs);
+}
+
+static int check_config(const struct testfs_config *cfg)
+{
+	size_t i;
+
+	if (cfg->max_pages > MAX_PAGES_LIMIT || cfg->ra_kb > RA_KB_LIMIT ||
+	    cfg->max_background > MAX_BACKGROUND_LIMIT ||
+	    cfg->congestion_threshold > MAX_BACKGROUND_LIMIT)
+		return -EINVAL;
+	if (cfg->max_background &&
+	    cfg->congestion_threshold > cfg->max_background)
+		return -EINVAL;
+	if (cfg->log_capacity && (cfg->log_capacity < LOG_CAPACITY_MIN ||
+				  cfg->log_capacity > LOG_CAPACITY_MAX))
+		return -EINVAL;
+	/*
+	 * An empty list cannot mean "no files": the daemon would serve its
+	 * default set.
+	 */
+	if (cfg->files && !cfg->files[0])
+		return -EINVAL;
+	if (cfg->log_path && !*cfg->log_path)
+		return -EINVAL;
+	if (cfg->daemon && !*cfg->daemon)
+		return -EINVAL;
+	for (i = 0; cfg->files && cfg->files[i]; i++)
+		if (!*cfg->files[i])
+			return -EINVAL;
+	return 0;
+}
+
+/* The first executable @name in $PATH, malloc'd into *@out. */
+static int search_path(const char *name, char **out)
+{
+	const char *path = getenv("PATH"), *p, *colon;
+	char *cand;
+	size_t dirlen;
+
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (p = path;; p = colon + 1) {
+		colon = strchrnul(p, ':');
+		dirlen = (size_t)(colon - p);
+		if (asprintf(&cand, "%.*s/%s", (int)dirlen, dirlen ? p : ".",
+			     name) < 0)
+			return -ENOMEM;
+		if (access(cand, X_OK) == 0) {
+			*out = cand;
+			return 0;
+		}
+		free(cand);
+		if (!*colon)
+			return -ENOENT;
+	}
+}
+
+/* A daemon named by the caller: a path, or a name to look up in $PATH. */
+static int resolve_named(const char *name, char **out)
+{
+	if (!strchr(name, '/'))
+		return search_path(name, out);
+	if (access(name, X_OK) != 0)
+		return -errno;
+	*out = strdup(name);
+	return *out ? 0 : -ENOMEM;
+}
+
+static int find_daemon(const struct testfs_config *cfg, char **out)
+{
+	const char *env = getenv("TESTFS_BIN");
+	const char *known[] = { TESTFS_INSTALLED_DAEMON, TESTFS_BUILD_DAEMON };
+	size_t i;
+
+	if (cfg->daemon)
+		return resolve_named(cfg->daemon, out);
+	if (env && *env)
+		return resolve_named(env, out);
+	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+		if (*known[i] && access(known[i], X_OK) == 0) {
+			*out = strdup(known[i]);
+			return *out ? 0 : -ENOMEM;
+		}
+	}
+	return search_path("testfs", out);
+}
+
+/* Numbers of the daemon's command line, formatted before fork(). */
+struct daemon_numbers {
+	char ready_fd[16];
+	char watch_pid[24];
+	char ra_kb[24];
+	char max_pages[24];
+	char max_background[24];
+	char congestion[24];
+	char log_capacity[24];
+};
+
+static size_t count_strings(const char *const *v)
+{
+	size_t n = 0;
+
+	while (v && v[n])
+		n++;
+	return n;
+}
+
+static int build_argv(const struct testfs_config *cfg, const char *daemon,
+		      const char *mountpoint, struct daemon_numbers *num,
+		      char ***out)
+{
+	size_t nfiles = count_strings(cfg->files);
+	size_t nextra = count_strings(cfg->extra_args);
+	size_t n = 0, i;
+	const char **argv;
+
+	/* 7 fixed, 2 per file, 2 per knob (5) and --log, mountpoint, NULL. */
+	argv = calloc(21 + 2 * nfiles + nextra, sizeof(*argv));
+	if (!argv)
+		return -ENOMEM;
+	snprintf(num->ready_fd, sizeof(num->ready_fd), "%d", CHILD_READY_FD);
+	snprintf(num->watch_pid, sizeof(num->watch_pid), "%d", (int)getpid());
+	argv[n++] = daemon;
+	argv[n++] = "-f";
+	argv[n++] = "-q";
+	argv[n++] = "--ready-fd";
+	argv[n++] = num->ready_fd;
+	argv[n++] = "--watch-pid";
+	argv[n++] = num->watch_pid;
+	for (i = 0; i < nfiles; i++) {
+		argv[n++] = "--file";
+		argv[n++] = cfg->files[i];
+	}
+	if (cfg->ra_kb) {
+		snprintf(num->ra_kb, sizeof(num->ra_kb), "%u", cfg->ra_kb);
+		argv[n++] = "--ra-kb";
+		argv[n++] = num->ra_kb;
+	}
+	if (cfg->max_pages) {
+		snprintf(num->max_pages, sizeof(num->max_pages), "%u",
+			 cfg->max_pages);
+		argv[n++] = "--max-pages";
+		argv[n++] = num->max_pages;
+	}
+	if (cfg->max_background) {
+		snprintf(num->max_background, sizeof(num->max_background), "%u",
+			 cfg->max_background);
+		argv[n++] = "--max-background";
+		argv[n++] = num->max_background;
+	}
+	if (cfg->congestion_threshold) {
+		snprintf(num->congestion, sizeof(num->congestion), "%u",
+			 cfg->congestion_threshold);
+		argv[n++] = "--congestion-threshold";
+		argv[n++] = num->congestion;
+	}
+	if (cfg->log_capacity) {
+		snprintf(num->log_capacity, sizeof(num->log_capacity), "%llu",
+			 (unsigned long long)cfg->log_capacity);
+		argv[n++] = "--log-capacity";
+		argv[n++] = num->log_capacity;
+	}
+	if (cfg->log_path) {
+		argv[n++] = "--log";
+		argv[n++] = cfg->log_path;
+	}
+	for (i = 0; i < nextra; i++)
+		argv[n++] = cfg->extra_args[i];
+	argv[n++] = mountpoint;
+	argv[n] = NULL;
+	*out = (char **)argv;
+	return 0;
+}
+
+/*
+ * Moves @fd to a number above 2, so that setting up the child's stdin and
+ * ready pipe cannot overwrite it (the caller may have closed 0-2).
+ */
+static int move_above_stdio(int fd)
+{
+	int moved;
+
+	if (fd > 2)
+		return fd;
+	moved = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	close(fd);
+	return moved < 0 ? -errno : moved;
+}
+
+static void close_from(unsigned first)
+{
+	struct rlimit rl;
+	unsigned fd, max = 65536;
+
+#ifdef SYS_close_range
+	if (syscall(SYS_close_range, first, ~0u, 0) == 0)
+		return;
+#endif
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < max)
+		max = (unsigned)rl.rlim_cur;
+	for (fd = first; fd < max; fd++)
+		close(fd);
+}
+
+/* The child after fork(): async-signal-safe calls only. */
+static void __attribute__((noreturn))
+exec_daemon(char *const *argv, int null_fd, int ready_fd)
+{
+	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGPIPE };
+	struct sigaction dfl;
+	sigset_t none;
+	size_t i;
+
+	/* libfuse installs its handlers only over default dispositions. */
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &dfl, NULL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (dup2(null_fd, 0) < 0)
+		_exit(127);
+	if (ready_fd == CHILD_READY_FD) {
+		if (fcntl(ready_fd, F_SETFD, 0) < 0)
+			_exit(127);
+	} else if (dup2(ready_fd, CHILD_READY_FD) < 0) {
+		_exit(127);
+	}
+	close_from(CHILD_READY_FD + 1);
+	execv(argv[0], argv);
+	_exit(127);
+}
+
+/*
+ * Waits for "ready" on @fd: 0, -EIO if the pipe was closed first (the
+ * daemon exited), -ETIMEDOUT, or -errno.
+ */
+static int wait_ready(int fd, unsigned timeout_ms)
+{
+	uint64_t end = lib_now_ms() + timeout_ms;
+	char buf[64];
+	size_t used = 0;
+	ssize_t n;
+	int r;
+
+	for (;;) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+		r = poll(&pfd, 1, ms_left(end));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			return -ETIMEDOUT;
+		n = read(fd, buf + used, sizeof(buf) - 1 - used);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EIO;
+		used += (size_t)n;
+		buf[used] = '\0';
+		if (strstr(buf, "ready\n"))
+			return 0;
+		if (used == sizeof(buf) - 1)
+			return -EIO;
+	}
+}
+
+/* The private directory "$TMPDIR/testfs.XXXXXX" with mnt/ inside. */
+static int make_dirs(struct testfs *fs)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *templ;
+	int err;
+
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	if (asprintf(&templ, "%s/testfs.XXXXXX", tmp) < 0)
+		return -ENOMEM;
+	if (!mkdtemp(templ)) {
+		err = -errno;
+		free(templ);
+		return err;
+	}
+	/* mountinfo shows the canonical path; $TMPDIR may be relative. */
+	fs->root = realpath(templ, NULL);
+	if (!fs->root) {
+		err = -errno;
+		rmdir(templ);
+		free(templ);
+		return err;
+	}
+	free(templ);
+	if (asprintf(&fs->mountpoint, "%s/mnt", fs->root) < 0) {
+		fs->mountpoint = NULL;
+		err = -ENOMEM;
+		goto remove_root;
+	}
+	if (mkdir(fs->mountpoint, 0755) != 0) {
+		err = -errno;
+		goto free_mountpoint;
+	}
+	return 0;
+
+free_mountpoint:
+	free(fs->mountpoint);
+	fs->mountpoint = NULL;
+remove_root:
+	rmdir(fs->root);
+	free(fs->root);
+	fs->root = NULL;
+	return err;
+}
+
+/* Forks and execs the daemon; the read end of its ready pipe in *@ready. */
+static int spawn_daemon(struct testfs *fs, char *const *argv, int *ready)
+{
+	int pipefd[2], null_fd, err;
+	pid_t pid;
+
+	null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (null_fd < 0)
+		return -errno;
+	null_fd = move_above_stdio(null_fd);
+	if (null_fd < 0)
+		return null_fd;
+	if (pipe2(pipefd, O_CLOEXEC) != 0) {
+		err = -errno;
+		goto close_null;
+	}
+	pipefd[0] = move_above_stdio(pipefd[0]);
+	pipefd[1] = move_above_stdio(pipefd[1]);
+	if (pipefd[0] < 0 || pipefd[1] < 0) {
+		err = pipefd[0] < 0 ? pipefd[0] : pipefd[1];
+		goto close_pipe;
+	}
+	pid = fork();
+	if (pid < 0) {
+		err = -errno;
+		goto close_pipe;
+	}
+	if (pid == 0)
+		exec_daemon(argv, null_fd, pipefd[1]);
+	fs->pid = pid;
+	close(pipefd[1]);
+	close(null_fd);
+	*ready = pipefd[0];
+	return 0;
+
+close_pipe:
+	if (pipefd[0] >= 0)
+		close(pipefd[0]);
+	if (pipefd[1] >= 0)
+		close(pipefd[1]);
+close_null:
+	close(null_fd);
+	return err;
+}
+
+int testfs_start(const struct testfs_config *cfg, struct testfs **out)
+{
+	static const struct testfs_config defaults;
+	struct daemon_numbers num;
+	struct testfs *fs;
+	struct stat st;
+	char *daemon = NULL, **argv = NULL;
+	int ready = -1, err;
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	if (!cfg)
+		cfg = &defaults;
+	err = check_config(cfg);
+	if (err)
+		return err;
+	err = find_daemon(cfg, &daemon);
+	if (err)
+		return err;
+	fs = calloc(1, sizeof(*fs));
+	if (!fs) {
+		err = -ENOMEM;
+		goto free_daemon;
+	}
+	fs->timeout_ms =
+		cfg->timeout_ms ? cfg->timeout_ms : LIB_DEFAULT_TIMEOUT_MS;
+	err = make_dirs(fs);
+	if (err)
+		goto free_fs;
+	err = build_argv(cfg, daemon, fs->mountpoint, &num, &argv);
+	if (err)
+		goto remove_dirs;
+	err = spawn_daemon(fs, argv, &ready);
+	if (err)
+		goto free_argv;
+	err = wait_ready(ready, fs->timeout_ms);
+	close(ready);
+	if (!err && stat(fs->mountpoint, &st) != 0)
+		err = -errno;
+	if (err)
+		goto stop_daemon;
+	fs->conn_id = (major(st.st_dev) << 20) | minor(st.st_dev);
+	free(argv);
+	free(daemon);
+	*out = fs;
+	return 0;
+
+stop_daemon:
+	/* A closed pipe means the daemon exits: give it the time limit. */
+	end_daemon(fs, err != -EIO);
+free_argv:
+	free(argv);
+remove_dirs:
+	remove_mountpoint(fs);
+free_fs:
+	free_instance(fs);
+free_daemon:
+	free(daemon);
+	return err;
+}
+
+int testfs_stop(struct testfs *fs)
+{
+	int status, err;
+
+	if (!fs)
+		return -EINVAL;
+	/*
+	 * Requests still on their way (the RELEASE of a file just closed)
+	 * are answered before the daemon is asked to stop.
+	 */
+	if (!fs->stopped)
+		testfs_settle(fs, fs->timeout_ms < LIB_SETTLE_TIMEOUT_MS
+					  ? fs->timeout_ms
+					  : LIB_SETTLE_TIMEOUT_MS);
+	status = end_daemon(fs, false);
+	err = remove_mountpoint(fs);
+	free_instance(fs);
+	return status >= 0 && err ? err : status;
+}

@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Snapshots of the read log: MOUNT/.testfs/log.bin, with file names from
+ * the "files" array of MOUNT/.testfs/config.
+ */
+#include "lib_i.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log/log_record.h"
+
+/* Records converted per read() of log.bin. */
+#define READ_CHUNK 1024
+#define MARK_SIZE (LOG_MARK_MAX + 1)
+
+static int read_header(int fd, struct log_bin_header *hdr)
+{
+	ssize_t n = lib_read_full(fd, hdr, sizeof(*hdr));
+
+	if (n < 0)
+		return (int)n;
+	if ((size_t)n != sizeof(*hdr) ||
+	    memcmp(hdr->magic, LOG_BIN_MAGIC, sizeof(hdr->magic)) != 0 ||
+	    hdr->version != LOG_BIN_VERSION ||
+	    hdr->record_size != sizeof(struct log_record))
+		return -EPROTO;
+	if (hdr->count > SIZE_MAX / sizeof(struct testfs_record))
+		return -ENOMEM;
+	return 0;
+}
+
+static void convert_read(const struct log_record *in,
+			 const struct name_table *names,
+			 struct testfs_record *out)
+{
+	uint64_t in_page = in->read.off % TESTFS_PAGE_SIZE;
+
+	out->kind = TESTFS_RECORD_READ;
+	out->file = lib_name_of(names, in->read.ino);
+	out->ino = in->read.ino;
+	out->off = in->read.off;
+	out->len = in->read.len;
+	out->page = in->read.off / TESTFS_PAGE_SIZE;
+	/* ceil((off + len) / 4096) - page, without overflowing off + len. */
+	out->pages = in->read.len ? (in_page + in->read.len + TESTFS_PAGE_SIZE -
+				     1) / TESTFS_PAGE_SIZE
+				  : 0;
+	out->done_ns = in->read.done_ns;
+	out->delay_ns = in->read.delay_ns;
+	out->pid = in->read.pid;
+	out->err = in->read.err;
+	out->direct = (in->flags & LOG_FLAG_DIRECT) != 0;
+}
+
+struct snapshot_build {
+	struct testfs_log *log;
+	const struct name_table *names;
+	/* Mark texts, MARK_SIZE bytes each, pointed to once complete. */
+	char *marks;
+	size_t nmarks;
+	size_t marks_cap;
+};
+
+static int add_mark(struct snapshot_build *b, const struct log_record *in)
+{
+	size_t len = strnlen(in->mark.text, LOG_MARK_MAX);
+	char *grown;
+
+	if (b->nmarks == b->marks_cap) {
+		size_t cap = b->marks_cap ? 2 * b->marks_cap : 16;
+
+		grown = realloc(b->marks, cap * MARK_SIZE);
+		if (!grown)
+			return -ENOMEM;
+		b->marks = grown;
+		b->marks_cap = cap;
+	}
+	memcpy(b->marks + b->nmarks * MARK_SIZE, in->mark.text, len);
+	b->marks[b->nmarks * MARK_SIZE + len] = '\0';
+	b->nmarks++;
+	return 0;
+}
+
+static int add_record(struct snapshot_build *b, const struct log_record *in)
+{
+	struct testfs_log *log = b->log;
+	struct testfs_record *out = &log->recs[log->count];
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	out->seq = in->seq;
+	out->t_ns = in->t_ns;
+	switch (in->kind) {
+	case LOG_READ:
+		convert_read(in, b->names, out);
+		break;
+	case LOG_MARK:
+		out->kind = TESTFS_RECORD_MARK;
+		err = add_mark(b, in);
+		if (err)
+			return err;
+		break;
+	default:
+		/* A kind this library does not know yet. */
+		return 0;
+	}
+	log->count++;
+	return 0;
+}
+
+static int read_records(int fd, uint64_t count, struct snapshot_build *b)
+{
+	struct log_record *chunk;
+	uint64_t left = count;
+	size_t n, i;
+	ssize_t got;
+	char extra;
+	int err = 0;
+
+	chunk = malloc(READ_CHUNK * sizeof(*chunk));
+	if (!chunk)
+		return -ENOMEM;
+	while (left) {
+		n = left < READ_CHUNK ? (size_t)left : READ_CHUNK;
+		got = lib_read_full(fd, chunk, n * sizeof(*chunk));
+		if (got < 0) {
+			err = (int)got;
+			goto free_chunk;
+		}
+		if ((size_t)got != n * sizeof(*chunk)) {
+			err = -EPROTO;
+			goto free_chunk;
+		}
+		for (i = 0; i < n; i++) {
+			err = add_record(b, &chunk[i]);
+			if (err)
+				goto free_chunk;
+		}
+		left -= n;
+	}
+	got = lib_read_full(fd, &extra, 1);
+	if (got != 0)
+		err = got < 0 ? (int)got : -EPROTO;
+free_chunk:
+	free(chunk);
+	return err;
+}
+
+/*
+ * Hands the names and the mark texts over to @log and points the records
+ * at them.
+ */
+static int adopt_strings(struct snapshot_build *b, struct name_table *names)
+{
+	struct testfs_log *log = b->log;
+	size_t i, k = 0;
+
+	log->strings = calloc(names->n + 1, sizeof(*log->strings));
+	if (!log->strings)
+		return -ENOMEM;
+	for (i = 0; i < names->n; i++)
+		log->strings[log->nstrings++] = names->v[i].name;
+	free(names->v);
+	memset(names, 0, sizeof(*names));
+	if (!b->nmarks)
+		return 0;
+	log->strings[log->nstrings++] = b->marks;
+	for (i = 0; i < log->count; i++)
+		if (log->recs[i].kind == TESTFS_RECORD_MARK)
+			log->recs[i].mark = b->marks + MARK_SIZE * k++;
+	b->marks = NULL;
+	return 0;
+}
+
+int testfs_log_snapshot(struct testfs *fs, struct testfs_log **out)
+{
+	struct name_table names = { 0 };
+	struct snapshot_build b = { 0 };
+	struct log_bin_header hdr;
+	struct testfs_log *log;
+	size_t cap;
+	int fd, err;
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	if (!fs)
+		return -EINVAL;
+	err = testfs_settle(fs, 0);
+	if (err)
+		return err;
+	err = lib_read_names(fs, &names);
+	if (err)
+		return err;
+	fd = lib_open_control(fs, ".testfs/log.bin");
+	if (fd < 0) {
+		err = fd;
+		goto free_names;
+	}
+	err = read_header(fd, &hdr);
+	if (err)
+		goto close_fd;
+	log = calloc(1, sizeof(*log));
+	if (!log) {
+		err = -ENOMEM;
+		goto close_fd;
+	}
+	log->lost = hdr.lost;
+	cap = hdr.count ? (size_t)hdr.count : 1;
+	log->recs = malloc(cap * sizeof(*log->recs));
+	if (!log->recs) {
+		err = -ENOMEM;
+		goto free_log;
+	}
+	b.log = log;
+	b.names = &names;
+	err = read_records(fd, hdr.count, &b);
+	if (err)
+		goto free_log;
+	err = adopt_strings(&b, &names);
+	if (err)
+		goto free_log;
+	close(fd);
+	*out = log;
+	return 0;
+
+free_log:
+	free(b.marks);
+	testfs_log_free(log);
+close_fd:
+	close(fd);
+free_names:
+	lib_free_names(&names);
+	return err;
+}
+
+void testfs_log_free(struct testfs_log *log)
+{
+	size_t i;
+
+	if (!log)
+		return;
+	for (i = 0; i < log->nstrings; i++)
+		free(log->strings[i]);
+	free(log->strings);
+	free(log->recs);
+	free(log);
+}
+
+size_t testfs_log_count(const struct testfs_log *log)
+{
+	return log ? log->count : 0;
+}
+
+const struct testfs_record *testfs_log_at(const struct testfs_log *log,
+					  size_t i)
+{
+	return log && i < log->count ? &log->recs[i] : NULL;
+}
+
+uint64_t testfs_log_lost(const struct testfs_log *log)
+{
+	return log ? log->lost : 0;
+}
+
+/* Whether @r is a read of file @name (NULL: of any file). */
+static bool is_read_of(const struct testfs_record *r, const char *name)
+{
+	return r->kind == TESTFS_RECORD_READ && r->file &&
+	       (!name || strcmp(r->file, name) == 0);
+}
+
+size_t testfs_log_requests(const struct testfs_log *log, const char *name)
+{
+	size_t i, n = 0;
+
+	for (i = 0; log && i < log->count; i++)
+		n += is_read_of(&log->recs[i], name);
+	return n;
+}
+
+uint64_t testfs_log_max_request(const struct testfs_log *log, const char *name)
+{
+	uint64_t max = 0;
+	size_t i;
+
+	for (i = 0; log && i < log->count; i++)
+		if (is_read_of(&log->recs[i], name) && log->recs[i].pages > max)
+			max = log->recs[i].pages;
+	return max;
+}
+
+uint64_t lib_log_ino(const struct testfs_log *log, const char *name)
+{
+	size_t i;
+
+	if (!name)
+		return 0;
+	for (i = 0; log && i < log->count; i++)
+		if (is_read_of(&log->recs[i], name))
+			return log->recs[i].ino;
+	return 0;
+}
+
+static int cmp_extent(const void *a, const void *b)
+{
+	const struct testfs_extent *x = a, *y = b;
+
+	if (x->first != y->first)
+		return x->first < y->first ? -1 : 1;
+	return x->last < y->last ? -1 : x->last > y->last;
+}
+
+/*
+ * Whether record @i feeds the page-cache queries: not O_DIRECT reads
+ * (they bypass the cache) nor reads answered with an error (the kernel
+ * cached nothing).
+ */
+static bool is_cached_read(const struct testfs_log *log, size_t i,
+			   const char *name)
+{
+	const struct testfs_record *r = &log->recs[i];
+
+	return is_read_of(r, name) && r->len && r->pages && !r->direct &&
+	       !r->err;
+}
+
+int64_t lib_read_ranges(const struct testfs_log *log, const char *name,
+			struct testfs_extent **out)
+{
+	struct testfs_extent *v;
+	size_t i, n = 0;
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	if (!log || !name)
+		return -EINVAL;
+	for (i = 0; i < log->count; i++)
+		n += is_cached_read(log, i, name);
+	if (!n)
+		return 0;
+	v = malloc(n * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	n = 0;
+	for (i = 0; i < log->count; i++) {
+		const struct testfs_record *r = &log->recs[i];
+
+		if (!is_cached_read(log, i, name))
+			continue;
+		v[n].first = r->page;
+		v[n].last = r->page + r->pages - 1;
+		n++;
+	}
+	qsort(v, n, sizeof(*v), cmp_extent);
+	*out = v;
+	return (int64_t)n;
+}

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Shared set-up of the characterisation suite (tests/ra_*.c). Only the
+ * public API is used: <testfs.h> and <testfs/criterion.h>, as a user's
+ * test would.
+ */
+#ifndef TESTFS_RA_COMMON_H
+#define TESTFS_RA_COMMON_H
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <testfs.h>
+#include <testfs/criterion.h>
+
+#define BIG "big.bin"
+#define BIG_PAGES 16384u /* 64 MiB */
+
+static struct testfs *fs;
+
+/* Skips where FUSE cannot work; under CI=true that is a failure. */
+static inline void ra_require_fuse(void)
+{
+	const char *ci = getenv("CI");
+	int fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+
+	if (fd >= 0) {
+		close(fd);
+		return;
+	}
+	if (ci && strcmp(ci, "true") == 0)
+		cr_assert_fail("FUSE unavailable under CI=true: /dev/fuse: %s",
+			       strerror(errno));
+	cr_skip_test("FUSE unavailable: /dev/fuse: %s", strerror(errno));
+}
+
+/* A 64 MiB stamp file with read_ahead_kb @ra_kb, cold and logged. */
+static inline void ra_start(unsigned ra_kb)
+{
+	static const char *const files[] = { BIG ":64M", NULL };
+	struct testfs_config cfg = { 0 };
+
+	ra_require_fuse();
+	cfg.files = files;
+	cfg.ra_kb = ra_kb;
+	testfs_assert_ok(testfs_start(&cfg, &fs));
+	testfs_assert_ok(testfs_cold(fs, BIG));
+}
+
+static inline void ra_stop(void)
+{
+	int status;
+
+	if (!fs)
+		return;
+	status = testfs_stop(fs);
+	fs = NULL;
+	/*
+	 * Catches what ASan or UBSan found in the daemon. A failed assertion
+	 * in a .fini does not fail the test; a crash does.
+	 */
+	if (status != 0) {
+		struct rlimit no_core = { 0, 0 };
+
+		fprintf(stderr, "testfs exited with status %d\n", status);
+		fflush(stderr);
+		setrlimit(RLIMIT_CORE, &no_core);
+		abort();
+	}
+}
+
+/* The first @max requests for @name as "(first,pages) (first,pages)". */
+static inline const char *ra_requests(const struct testfs_log *log,
+				      const char *name, size_t max)
+{
+	static char buf[4096];
+	size_t i, used = 0, shown = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < testfs_log_count(log); i++) {
+		const struct testfs_record *r = testfs_log_at(log, i);
+
+		if (r->kind != TESTFS_RECORD_READ || strcmp(r->file, name))
+			continue;
+		if (shown++ == max)
+			break;
+		used += (size_t)snprintf(buf + used, sizeof(buf) - used,
+					 "%s(%llu,%llu)", used ? " " : "",
+					 (unsigned long long)r->page,
+					 (unsigned long long)r->pages);
+		if (used >= sizeof(buf))
+			break;
+	}
+	return buf;
+}
+
+/* Extents as text, for messages. */
+static inline const char *ra_fmt(const struct testfs_extents *e)
+{
+	static char bufs[4][1024];
+	static unsigned next;
+	char *b = bufs[next++ % 4];
+
+	testfs_extents_format(e, b, 1024);
+	return b;
+}
+
+/* The invariants every test asserts, whatever the kernel. */
+static inline void ra_invariants(const struct testfs_log *log,
+				 const struct testfs_extents *touched,
+				 uint64_t max_pages)
+{
+	testfs_assert_consistent(fs, log, BIG, max_pages);
+	if (touched)
+		testfs_assert_touched_plus(log, BIG, touched, UINT64_MAX);
+}
+
+#endif
