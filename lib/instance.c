@@ -161,7 +161,7 @@ static int remove_mountpoint(struct testfs *fs)
 		umount2(fs->mountpoint, MNT_DETACH);
 	if (rmdir(fs->mountpoint) != 0 && errno != ENOENT)
 		return -errno;
-	if (rmdir(fs->root) != 0 && errno != ENOENT)
+	if (fs->root && rmdir(fs->root) != 0 && errno != ENOENT)
 		return -errno;
 	return 0;
 }
@@ -287,8 +287,8 @@ static int build_argv(const struct testfs_config *cfg, const char *daemon,
 	size_t n = 0, i;
 	const char **argv;
 
-	/* 7 fixed, 2 per file, 2 per knob (5) and --log, mountpoint, NULL. */
-	argv = calloc(21 + 2 * nfiles + nextra, sizeof(*argv));
+	/* 8 fixed, 2 per file, 2 per knob (5) and --log, mountpoint, NULL. */
+	argv = calloc(22 + 2 * nfiles + nextra, sizeof(*argv));
 	if (!argv)
 		return -ENOMEM;
 	snprintf(num->ready_fd, sizeof(num->ready_fd), "%d", CHILD_READY_FD);
@@ -296,6 +296,8 @@ static int build_argv(const struct testfs_config *cfg, const char *daemon,
 	argv[n++] = daemon;
 	argv[n++] = "-f";
 	argv[n++] = "-q";
+	/* The mountpoint goes with the daemon, even if this process dies. */
+	argv[n++] = "--rmdir";
 	argv[n++] = "--ready-fd";
 	argv[n++] = num->ready_fd;
 	argv[n++] = "--watch-pid";
@@ -458,37 +460,23 @@ static int make_dirs(struct testfs *fs)
 		free(templ);
 		return err;
 	}
-	/* mountinfo shows the canonical path; $TMPDIR may be relative. */
-	fs->root = realpath(templ, NULL);
-	if (!fs->root) {
+	/*
+	 * The temporary directory is the mountpoint itself, so the daemon
+	 * (--rmdir) can remove it even when this process was killed.
+	 * mountinfo shows the canonical path; $TMPDIR may be relative.
+	 */
+	fs->mountpoint = realpath(templ, NULL);
+	if (!fs->mountpoint) {
 		err = -errno;
 		rmdir(templ);
 		free(templ);
 		return err;
 	}
 	free(templ);
-	if (asprintf(&fs->mountpoint, "%s/mnt", fs->root) < 0) {
-		fs->mountpoint = NULL;
-		err = -ENOMEM;
-		goto remove_root;
-	}
-	if (mkdir(fs->mountpoint, 0755) != 0) {
-		err = -errno;
-		goto free_mountpoint;
-	}
-	return 0;
-
-free_mountpoint:
-	free(fs->mountpoint);
-	fs->mountpoint = NULL;
-remove_root:
-	rmdir(fs->root);
-	free(fs->root);
 	fs->root = NULL;
-	return err;
+	return 0;
 }
 
-/* Forks and execs the daemon; the read end of its ready pipe in *@ready. */
 static int spawn_daemon(struct testfs *fs, char *const *argv, int *ready)
 {
 	int pipefd[2], null_fd, err;

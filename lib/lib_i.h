@@ -28,9 +28,10 @@ static inline void lib_sleep_ms(unsigned ms)
 }
 
 struct testfs {
-	/* Private directory made by testfs_start(); holds mnt/. */
+	/* A directory to remove with the mountpoint, or NULL. */
 	char *root;
-	/* Absolute mountpoint: root + "/mnt". */
+	/* Absolute mountpoint: a private directory made by testfs_start(),
+	 * which the daemon removes when it ends (--rmdir). */
 	char *mountpoint;
 	pid_t pid;
 	unsigned timeout_ms;

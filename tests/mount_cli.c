@@ -79,6 +79,7 @@ Test(cli, help_documents_every_option)
 		"--quiet",
 		"--no-auto-unmount",
 		"--ready-fd",
+		"--rmdir",
 		"--watch-pid",
 		"--help",
 		"--version",

@@ -223,8 +223,12 @@ int main(int argc, char **argv)
 	startup_begin(o.foreground);
 	t.started_ns = clock_now_ns();
 	status = start_log(&t, &o);
-	if (status == EXIT_OK)
+	if (status == EXIT_OK) {
 		status = serve(&t);
+		/* Only an empty directory goes, and only once unmounted. */
+		if (o.rmdir_after && !already_testfs(t.mountpoint))
+			rmdir(t.mountpoint);
+	}
 	if (stop_log(&t) != 0 && status == EXIT_OK) {
 		startup_warn("--log '%s': some records could not be written",
 			     o.log_path);

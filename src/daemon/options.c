@@ -22,6 +22,7 @@ enum opt_id {
 	OPT_DEBUG,
 	OPT_QUIET,
 	OPT_NO_AUTO_UNMOUNT,
+	OPT_RMDIR,
 	OPT_READY_FD,
 	OPT_WATCH_PID,
 	OPT_HELP,
@@ -50,6 +51,7 @@ static const struct opt_desc opt_table[] = {
 	{ "debug", 'd', OPT_DEBUG, false, false },
 	{ "quiet", 'q', OPT_QUIET, false, true },
 	{ "no-auto-unmount", 0, OPT_NO_AUTO_UNMOUNT, false, true },
+	{ "rmdir", 0, OPT_RMDIR, false, false },
 	{ "ready-fd", 0, OPT_READY_FD, true, false },
 	{ "watch-pid", 0, OPT_WATCH_PID, true, false },
 	{ "help", 'h', OPT_HELP, false, false },
@@ -248,6 +250,9 @@ static int apply(struct options *o, const struct opt_desc *d, const char *val,
 		return 0;
 	case OPT_NO_AUTO_UNMOUNT:
 		o->auto_unmount = false;
+		return 0;
+	case OPT_RMDIR:
+		o->rmdir_after = true;
 		return 0;
 	case OPT_READY_FD:
 		ret = set_int(&v, what, val, 0, 65535, err, errlen);
@@ -521,6 +526,8 @@ void options_usage(FILE *f)
 	      "  -q, --quiet           do not print the ready line\n"
 	      "  --no-auto-unmount     do not ask fusermount3 to unmount if testfs dies\n"
 	      "                        (by default even a SIGKILL leaves no mount behind)\n"
+	      "  --rmdir               remove MOUNTPOINT (an empty directory) after\n"
+	      "                        unmounting, e.g. a temporary one made for testfs\n"
 	      "  --ready-fd FD         write 'ready\\n' to FD once the mount is ready\n"
 	      "  --watch-pid PID       unmount and exit when process PID exits\n"
 	      "  -h, --help            this text\n"

@@ -43,6 +43,7 @@ struct options {
 	bool debug;
 	bool quiet;
 	bool auto_unmount;
+	bool rmdir_after;
 	bool help;
 	bool version;
 	int ready_fd;
