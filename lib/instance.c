@@ -5,6 +5,8 @@
  */
 #include "lib_i.h"
 
+#include "common/mountinfo.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -51,55 +53,6 @@ static int ms_left(uint64_t end)
 	return end - now > (uint64_t)INT_MAX ? INT_MAX : (int)(end - now);
 }
 
-/* Undoes the octal escapes (\040 ...) of a path in /proc/self/mountinfo. */
-static void unescape_mountinfo(char *s)
-{
-	char *out = s;
-
-	while (*s) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' &&
-		    s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
-			*out++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 |
-					(s[3] - '0'));
-			s += 4;
-		} else {
-			*out++ = *s++;
-		}
-	}
-	*out = '\0';
-}
-
-/* Whether @dir is a mountpoint, by /proc/self/mountinfo (no FUSE request). */
-static bool is_mounted(const char *dir)
-{
-	char *line = NULL, *field, *save;
-	size_t cap = 0;
-	bool found = false;
-	FILE *f;
-	int i;
-
-	f = fopen("/proc/self/mountinfo", "re");
-	if (!f)
-		return false;
-	while (!found && getline(&line, &cap, f) > 0) {
-		/* id parent maj:min root mountpoint ... */
-		field = strtok_r(line, " \n", &save);
-		for (i = 0; field && i < 4; i++)
-			field = strtok_r(NULL, " \n", &save);
-		if (!field)
-			continue;
-		unescape_mountinfo(field);
-		found = strcmp(field, dir) == 0;
-	}
-	free(line);
-	fclose(f);
-	return found;
-}
-
-/*
- * Reaps @pid within @timeout_ms: 0 and its wait status in *@ws, or
- * -ETIMEDOUT, or -ECHILD (someone else reaped it).
- */
 static int wait_exit(pid_t pid, unsigned timeout_ms, int *ws)
 {
 	uint64_t end = lib_now_ms() + timeout_ms;
@@ -155,9 +108,9 @@ static int remove_mountpoint(struct testfs *fs)
 {
 	uint64_t end = lib_now_ms() + UNMOUNT_WAIT_MS;
 
-	while (is_mounted(fs->mountpoint) && lib_now_ms() < end)
+	while (mountinfo_find(fs->mountpoint, NULL) && lib_now_ms() < end)
 		lib_sleep_ms(5);
-	if (is_mounted(fs->mountpoint))
+	if (mountinfo_find(fs->mountpoint, NULL))
 		umount2(fs->mountpoint, MNT_DETACH);
 	if (rmdir(fs->mountpoint) != 0 && errno != ENOENT)
 		return -errno;

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/mountinfo.h"
 #include "ctl/control.h"
 
 #define START_TIMEOUT_MS 10000
@@ -88,23 +89,7 @@ const char *harness_bin(void)
 
 bool harness_is_mounted(const char *dir)
 {
-	char line[4096], mnt[4096];
-	bool found = false;
-	FILE *f;
-
-	f = fopen("/proc/self/mountinfo", "re");
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f)) {
-		/* id parent maj:min root mountpoint ... */
-		if (sscanf(line, "%*s %*s %*s %*s %4095s", mnt) == 1 &&
-		    strcmp(mnt, dir) == 0) {
-			found = true;
-			break;
-		}
-	}
-	fclose(f);
-	return found;
+	return mountinfo_find(dir, NULL);
 }
 
 void harness_start(struct tfs_mount *m, const char *const *args)

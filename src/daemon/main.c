@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "../common/clock.h"
+#include "../common/mountinfo.h"
 #include "../fuse/testfs_i.h"
 #include "options.h"
 #include "serve.h"
@@ -68,28 +69,6 @@ static int build_files(struct testfs *t, const struct options *o)
 	return EXIT_OK;
 }
 
-/* Whether @dir is the mountpoint of a testfs mount already. */
-static bool already_testfs(const char *dir)
-{
-	char line[4096], mnt[4096], fstype[256];
-	bool found = false;
-	FILE *f;
-
-	f = fopen("/proc/self/mountinfo", "re");
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f)) {
-		char *sep = strstr(line, " - ");
-
-		if (sep && sscanf(line, "%*s %*s %*s %*s %4095s", mnt) == 1 &&
-		    sscanf(sep + 3, "%255s", fstype) == 1 &&
-		    strcmp(mnt, dir) == 0 && strcmp(fstype, "fuse.testfs") == 0)
-			found = true;
-	}
-	fclose(f);
-	return found;
-}
-
 /* Arguments that name things of this process's environment. */
 static int check_handles(const struct options *o)
 {
@@ -126,7 +105,7 @@ static int resolve_paths(struct testfs *t, struct options *o)
 			o->mountpoint);
 		return EXIT_RUNTIME;
 	}
-	if (already_testfs(t->mountpoint)) {
+	if (mountinfo_is_testfs(t->mountpoint)) {
 		fprintf(stderr,
 			"testfs: mountpoint '%s': already a testfs mount (unmount it first: fusermount3 -u %s)\n",
 			o->mountpoint, t->mountpoint);
@@ -226,7 +205,7 @@ int main(int argc, char **argv)
 	if (status == EXIT_OK) {
 		status = serve(&t);
 		/* Only an empty directory goes, and only once unmounted. */
-		if (o.rmdir_after && !already_testfs(t.mountpoint))
+		if (o.rmdir_after && !mountinfo_is_testfs(t.mountpoint))
 			rmdir(t.mountpoint);
 	}
 	if (stop_log(&t) != 0 && status == EXIT_OK) {

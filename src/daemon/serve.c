@@ -15,6 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "../common/mountinfo.h"
 #include "../ctl/control.h"
 #include "knobs.h"
 #include "startup.h"
@@ -33,38 +34,6 @@ static void stop_serving(struct testfs *t)
 }
 
 /*
- * Finds the mountpoint in /proc/self/mountinfo: its device and whether it
- * is a testfs mount. Reading mountinfo sends no request to the mount.
- */
-static bool find_own_mount(const char *dir, dev_t *dev)
-{
-	char line[4096], mnt[4096], fstype[256];
-	unsigned maj, min;
-	bool found = false;
-	FILE *f;
-
-	f = fopen("/proc/self/mountinfo", "re");
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f)) {
-		char *sep = strstr(line, " - ");
-
-		if (!sep ||
-		    sscanf(line, "%*s %*s %u:%u %*s %4095s", &maj, &min, mnt) !=
-			    3 ||
-		    sscanf(sep + 3, "%255s", fstype) != 1)
-			continue;
-		/* The last match wins: it is the mount on top. */
-		if (strcmp(mnt, dir) == 0) {
-			found = strcmp(fstype, "fuse.testfs") == 0;
-			*dev = makedev(maj, min);
-		}
-	}
-	fclose(f);
-	return found;
-}
-
-/*
  * Opening the mount's root directory blocks until the kernel has processed
  * the INIT reply and is answered by the request loop: only then is the
  * mount usable, and only then may read_ahead_kb be raised (the INIT reply
@@ -77,7 +46,7 @@ static void *ready_main(void *arg)
 	struct testfs *t = arg;
 	const struct options *o = t->opts;
 	char warn[512], line[512];
-	dev_t dev = 0;
+	struct mount_entry me;
 	int fd;
 
 	fd = open(t->mountpoint, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -89,7 +58,8 @@ static void *ready_main(void *arg)
 	}
 	close(fd);
 	/* If serving already ended, this is the directory underneath. */
-	if (!find_own_mount(t->mountpoint, &dev) ||
+	if (!mountinfo_find(t->mountpoint, &me) ||
+	    strcmp(me.fstype, "fuse.testfs") != 0 ||
 	    fuse_session_exited(t->se)) {
 		startup_fail(1, "%s: the mount went away during start-up",
 			     t->mountpoint);
@@ -97,7 +67,7 @@ static void *ready_main(void *arg)
 		return NULL;
 	}
 	pthread_mutex_lock(&t->ctl_lock);
-	knobs_apply(t, dev, warn, sizeof(warn));
+	knobs_apply(t, me.dev, warn, sizeof(warn));
 	pthread_mutex_unlock(&t->ctl_lock);
 	if (warn[0])
 		startup_warn("%s", warn);
