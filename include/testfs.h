@@ -73,6 +73,15 @@ struct testfs_config {
 	 * built in, else "testfs" in $PATH.
 	 */
 	const char *daemon;
+	/**
+	 * Default latency model of data reads (as for --latency, e.g.
+	 * "fixed:2ms" or "ufs4:qd=8"); NULL: none.
+	 */
+	const char *latency;
+	/** Latency rules as for --rule, ending with NULL; NULL: none. */
+	const char *const *rules;
+	/** Error rules as for --error, ending with NULL; NULL: none. */
+	const char *const *errors;
 	/** More daemon arguments, ending with NULL; NULL: none. */
 	const char *const *extra_args;
 	/** Limit for start-up and for stopping, in ms; 0: 10000. */
@@ -153,6 +162,28 @@ int testfs_drop_cache(struct testfs *fs, const char *name);
  * drop-cache @name, then clear: a cold start for the next measurement.
  */
 int testfs_cold(struct testfs *fs, const char *name);
+
+/**
+ * Sets the default latency model at run time ("latency MODEL").
+ *
+ * @return 0, or -EINVAL for a bad model (why: testfs_ctl()).
+ */
+int testfs_set_latency(struct testfs *fs, const char *model);
+
+/**
+ * Adds a latency rule, "file=NAME,pages=A-B,latency=MODEL" (file= and
+ * pages= optional, latency= last); the first matching rule wins.
+ */
+int testfs_add_rule(struct testfs *fs, const char *spec);
+
+/**
+ * Adds an error rule, "file=NAME,pages=A-B,errno=EIO[,times=N|prob=P]":
+ * reads touching the range are answered with that errno.
+ */
+int testfs_add_error(struct testfs *fs, const char *spec);
+
+/** Removes every latency and error rule (the default latency stays). */
+int testfs_clear_rules(struct testfs *fs);
 
 /**
  * Waits until the kernel has no request of this mount in flight (async

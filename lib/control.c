@@ -138,7 +138,8 @@ int testfs_ctl(struct testfs *fs, const char *command, char *why, size_t whylen)
 		err = -errno;
 	else if ((size_t)n != len)
 		err = -EIO;
-	close(fd);
+	if (close(fd) != 0 && !err)
+		err = -errno;
 	if (err && why && whylen) {
 		read_error(fs, why, whylen);
 		if (!why[0])
@@ -217,4 +218,39 @@ int testfs_settle(struct testfs *fs, unsigned timeout_ms)
 			return -ETIMEDOUT;
 		lib_sleep_ms(1);
 	}
+}
+
+/* "VERB ARG" through ctl, refusing a line break in ARG. */
+static int send_spec(struct testfs *fs, const char *verb, const char *arg)
+{
+	char *cmd;
+	int err;
+
+	if (!fs || !arg || !*arg || strpbrk(arg, "\r\n"))
+		return -EINVAL;
+	if (asprintf(&cmd, "%s %s", verb, arg) < 0)
+		return -ENOMEM;
+	err = testfs_ctl(fs, cmd, NULL, 0);
+	free(cmd);
+	return err;
+}
+
+int testfs_set_latency(struct testfs *fs, const char *model)
+{
+	return send_spec(fs, "latency", model);
+}
+
+int testfs_add_rule(struct testfs *fs, const char *spec)
+{
+	return send_spec(fs, "rule", spec);
+}
+
+int testfs_add_error(struct testfs *fs, const char *spec)
+{
+	return send_spec(fs, "error", spec);
+}
+
+int testfs_clear_rules(struct testfs *fs)
+{
+	return fs ? testfs_ctl(fs, "rules clear", NULL, 0) : -EINVAL;
 }

@@ -237,11 +237,15 @@ static int build_argv(const struct testfs_config *cfg, const char *daemon,
 {
 	size_t nfiles = count_strings(cfg->files);
 	size_t nextra = count_strings(cfg->extra_args);
+	size_t nrules = count_strings(cfg->rules);
+	size_t nerrors = count_strings(cfg->errors);
 	size_t n = 0, i;
 	const char **argv;
 
-	/* 8 fixed, 2 per file, 2 per knob (5) and --log, mountpoint, NULL. */
-	argv = calloc(22 + 2 * nfiles + nextra, sizeof(*argv));
+	/* 8 fixed, 2 per file and rule, 2 per knob (5), --log, --latency,
+	 * mountpoint, NULL. */
+	argv = calloc(24 + 2 * (nfiles + nrules + nerrors) + nextra,
+		      sizeof(*argv));
 	if (!argv)
 		return -ENOMEM;
 	snprintf(num->ready_fd, sizeof(num->ready_fd), "%d", CHILD_READY_FD);
@@ -291,6 +295,18 @@ static int build_argv(const struct testfs_config *cfg, const char *daemon,
 	if (cfg->log_path) {
 		argv[n++] = "--log";
 		argv[n++] = cfg->log_path;
+	}
+	if (cfg->latency) {
+		argv[n++] = "--latency";
+		argv[n++] = cfg->latency;
+	}
+	for (i = 0; i < nrules; i++) {
+		argv[n++] = "--rule";
+		argv[n++] = cfg->rules[i];
+	}
+	for (i = 0; i < nerrors; i++) {
+		argv[n++] = "--error";
+		argv[n++] = cfg->errors[i];
 	}
 	for (i = 0; i < nextra; i++)
 		argv[n++] = cfg->extra_args[i];

@@ -26,7 +26,9 @@ valgrind --quiet --error-exitcode=99 --leak-check=full \
 	--show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect \
 	--log-file="$vlog" \
 	"$testfs" -f -q --file big.bin:16M --file d/z.bin:1M:zero \
-	--log "$mnt.jsonl" --ra-kb 256 "$mnt" &
+	--log "$mnt.jsonl" --ra-kb 256 \
+	--rule 'file=big.bin,pages=0-63,latency=fixed:1ms' \
+	--error 'file=d/z.bin,pages=10-10,errno=EIO' "$mnt" &
 pid=$!
 
 for _ in $(seq 300); do
@@ -37,7 +39,10 @@ mountpoint -q "$mnt" || { echo "valgrind: mount did not appear" >&2; cat "$vlog"
 
 timeout 60 "$touch_" "$mnt/big.bin" 100 200 >/dev/null
 timeout 60 "$touch_" --read "$mnt/big.bin" 0 300 >/dev/null
-cat "$mnt/d/z.bin" >/dev/null
+cat "$mnt/d/z.bin" >/dev/null 2>&1 || true   # page 10 fails with EIO
+echo "latency ufs4:qd=4" > "$mnt/.testfs/ctl"
+timeout 60 "$touch_" --read "$mnt/big.bin" 1000 64 >/dev/null
+echo "rules clear" > "$mnt/.testfs/ctl"
 echo "mark valgrind" > "$mnt/.testfs/ctl"
 echo "drop-cache" > "$mnt/.testfs/ctl"
 echo "bogus" > "$mnt/.testfs/ctl" 2>/dev/null || true

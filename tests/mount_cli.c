@@ -40,6 +40,14 @@ static const struct bad_case bad_cases[] = {
 	{ { "--file" }, "--file" },
 	{ { "--file", "a:1M" }, "MOUNTPOINT" },
 	{ { "/mnt", "/other" }, "/other" },
+	{ { "--latency", "warp:9", "/mnt" }, "warp" },
+	{ { "--latency", "fixed:2xs", "/mnt" }, "2xs" },
+	{ { "--latency", "uniform:5ms-1ms", "/mnt" }, "--latency" },
+	{ { "--rule", "pages=9-3,latency=fixed:1ms", "/mnt" }, "9-3" },
+	{ { "--rule", "file=a.bin", "/mnt" }, "latency" },
+	{ { "--error", "pages=1-2,errno=EWHAT", "/mnt" }, "EWHAT" },
+	{ { "--error", "pages=1-2,errno=EIO,prob=1.5", "/mnt" }, "1.5" },
+	{ { "--error", "pages=1-2,errno=EIO,times=0", "/mnt" }, "times" },
 };
 
 Test(cli, bad_arguments_exit_2_naming_them, .timeout = 60)
@@ -80,6 +88,11 @@ Test(cli, help_documents_every_option)
 		"--no-auto-unmount",
 		"--ready-fd",
 		"--rmdir",
+		"--latency",
+		"--rule",
+		"--error",
+		"ufs4",
+		"rules clear",
 		"--watch-pid",
 		"--help",
 		"--version",

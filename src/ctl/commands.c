@@ -20,6 +20,7 @@
 
 #include "../common/clock.h"
 #include "../common/pagecache.h"
+#include "../slow/rules.h"
 
 /* Eviction is retried while pages are busy (locked for an in-flight read). */
 #define DROP_RETRIES 200
@@ -188,6 +189,42 @@ static int cmd_drop_cache(struct testfs *t, const char *arg)
 	return 0;
 }
 
+/* latency MODEL, rule SPEC, error SPEC: the same as the options. */
+static int cmd_slow(struct testfs *t, const char *verb, const char *arg)
+{
+	char why[512];
+	int err;
+
+	if (!*arg) {
+		control_set_error(t, "%s: missing %s", verb,
+				  verb[0] == 'l' ? "MODEL" : "SPEC");
+		return -EINVAL;
+	}
+	if (verb[0] == 'l')
+		err = rules_set_default(t->rules, arg, why, sizeof(why));
+	else if (verb[0] == 'r')
+		err = rules_add_latency(t->rules, arg, why, sizeof(why));
+	else
+		err = rules_add_error(t->rules, arg, why, sizeof(why));
+	if (err) {
+		control_set_error(t, "%s '%s': %s", verb, arg, why);
+		return err;
+	}
+	atomic_store(&t->slow_active, true);
+	return 0;
+}
+
+static int cmd_rules(struct testfs *t, const char *arg)
+{
+	if (strcmp(arg, "clear") != 0) {
+		control_set_error(t, "rules: expected 'rules clear' (got '%s')",
+				  arg);
+		return -EINVAL;
+	}
+	rules_clear(t->rules);
+	return 0;
+}
+
 /* Splits "verb rest" and runs it. */
 static int run_line(struct testfs *t, char *line)
 {
@@ -206,9 +243,14 @@ static int run_line(struct testfs *t, char *line)
 		return cmd_mark(t, arg);
 	if (strcmp(line, "drop-cache") == 0)
 		return cmd_drop_cache(t, arg);
+	if (strcmp(line, "latency") == 0 || strcmp(line, "rule") == 0 ||
+	    strcmp(line, "error") == 0)
+		return cmd_slow(t, line, arg);
+	if (strcmp(line, "rules") == 0)
+		return cmd_rules(t, arg);
 	control_set_error(
 		t,
-		"unknown command '%s' (expected clear, drop-cache [NAME] or mark TEXT)",
+		"unknown command '%s' (expected clear, drop-cache [NAME], mark TEXT, latency MODEL, rule SPEC, error SPEC or rules clear)",
 		line);
 	return -EINVAL;
 }

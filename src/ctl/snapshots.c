@@ -16,6 +16,8 @@
 #include "../common/json.h"
 #include "../daemon/knobs.h"
 #include "../log/log_json.h"
+#include "../slow/delay_queue.h"
+#include "../slow/rules.h"
 
 #ifndef TESTFS_VERSION
 #define TESTFS_VERSION "unknown"
@@ -143,6 +145,8 @@ static void render_config(struct testfs *t, struct strbuf *sb)
 		json_add_cstring(sb, o->log_path);
 	else
 		strbuf_adds(sb, "null");
+	strbuf_adds(sb, ",\"slow\":");
+	rules_format_json(t->rules, sb);
 	strbuf_adds(sb, ",\"note\":");
 	json_add_cstring(sb, t->knobs.note);
 	strbuf_addf(sb, ",\"default_files\":%s,\"files\":[",
@@ -184,14 +188,17 @@ static void render_stats(struct testfs *t, struct strbuf *sb)
 		    ",\"marks\":%" PRIu64 ",\"clears\":%" PRIu64
 		    ",\"drop_caches\":%" PRIu64 ",\"ctl_commands\":%" PRIu64
 		    ",\"ctl_rejected\":%" PRIu64 ",\"uptime_ns\":%" PRIu64
-		    "}\n",
+		    ",\"delayed_now\":%zu,\"slow\":",
 		    ld(&s->reads), ld(&s->read_bytes), ld(&s->reads_past_eof),
-		    ld(&s->errors_injected), head, head - clear,
+		    rules_errors_injected(t->rules), head, head - clear,
 		    log_ring_lost_since_clear(&t->log),
 		    t->writer ? log_writer_lost(t->writer) : 0, t->log.capacity,
 		    ld(&s->marks), ld(&s->clears), ld(&s->drop_caches),
 		    ld(&s->ctl_commands), ld(&s->ctl_rejected),
-		    clock_now_ns() - t->started_ns);
+		    clock_now_ns() - t->started_ns,
+		    t->delays ? delay_queue_pending(t->delays) : (size_t)0);
+	rules_format_json(t->rules, sb);
+	strbuf_adds(sb, "}\n");
 }
 
 int control_snapshot(struct testfs *t, const struct node *n,

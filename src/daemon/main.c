@@ -17,6 +17,7 @@
 #include "../common/clock.h"
 #include "../common/mountinfo.h"
 #include "../fuse/testfs_i.h"
+#include "../slow/rules.h"
 #include "options.h"
 #include "serve.h"
 #include "startup.h"
@@ -191,6 +192,15 @@ int main(int argc, char **argv)
 	t.mtime = TESTFS_FIXED_TIME;
 	pthread_mutex_init(&t.ctl_lock, NULL);
 	pthread_mutex_init(&t.handles_lock, NULL);
+	/* The rules the options built become the daemon's (ctl adds more). */
+	t.rules = o.rules;
+	o.rules = NULL;
+	if (!t.rules && rules_new(&t.rules)) {
+		fprintf(stderr, "testfs: out of memory\n");
+		options_free(&o);
+		return EXIT_RUNTIME;
+	}
+	atomic_init(&t.slow_active, o.slow_given);
 	status = check_handles(&o);
 	if (status == EXIT_OK)
 		status = build_files(&t, &o);
@@ -215,6 +225,7 @@ int main(int argc, char **argv)
 	}
 out_free:
 	fileset_destroy(&t.files);
+	rules_free(t.rules);
 	free(t.mountpoint);
 	pthread_mutex_destroy(&t.ctl_lock);
 	pthread_mutex_destroy(&t.handles_lock);

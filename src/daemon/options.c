@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../common/parse.h"
+#include "../slow/rules.h"
 #include "../store/fileset.h"
 
 enum opt_id {
@@ -18,6 +19,9 @@ enum opt_id {
 	OPT_CONGESTION,
 	OPT_LOG,
 	OPT_LOG_CAPACITY,
+	OPT_LATENCY,
+	OPT_RULE,
+	OPT_ERROR,
 	OPT_FOREGROUND,
 	OPT_DEBUG,
 	OPT_QUIET,
@@ -47,6 +51,9 @@ static const struct opt_desc opt_table[] = {
 	{ "congestion-threshold", 0, OPT_CONGESTION, true, true },
 	{ "log", 0, OPT_LOG, true, true },
 	{ "log-capacity", 0, OPT_LOG_CAPACITY, true, true },
+	{ "latency", 0, OPT_LATENCY, true, true },
+	{ "rule", 0, OPT_RULE, true, true },
+	{ "error", 0, OPT_ERROR, true, true },
 	{ "foreground", 'f', OPT_FOREGROUND, false, false },
 	{ "debug", 'd', OPT_DEBUG, false, false },
 	{ "quiet", 'q', OPT_QUIET, false, true },
@@ -101,6 +108,7 @@ void options_free(struct options *o)
 	free(o->files);
 	free(o->mountpoint);
 	free(o->log_path);
+	rules_free(o->rules);
 	options_init(o);
 }
 
@@ -179,6 +187,27 @@ out_free:
 	return ret;
 }
 
+/* --latency MODEL, --rule SPEC, --error SPEC: checked now, kept parsed. */
+static int add_slow(struct options *o, enum opt_id id, const char *what,
+		    const char *val, char *err, size_t errlen)
+{
+	char why[512];
+	int ret;
+
+	if (!o->rules && rules_new(&o->rules))
+		return fail(err, errlen, "out of memory");
+	if (id == OPT_LATENCY)
+		ret = rules_set_default(o->rules, val, why, sizeof(why));
+	else if (id == OPT_RULE)
+		ret = rules_add_latency(o->rules, val, why, sizeof(why));
+	else
+		ret = rules_add_error(o->rules, val, why, sizeof(why));
+	if (ret)
+		return fail(err, errlen, "%s '%s': %s", what, val, why);
+	o->slow_given = true;
+	return 0;
+}
+
 static int set_int(int64_t *dst, const char *what, const char *val,
 		   uint64_t min, uint64_t max, char *err, size_t errlen)
 {
@@ -238,6 +267,10 @@ static int apply(struct options *o, const struct opt_desc *d, const char *val,
 		if (!ret)
 			o->log_capacity = (uint64_t)v;
 		return ret;
+	case OPT_LATENCY:
+	case OPT_RULE:
+	case OPT_ERROR:
+		return add_slow(o, d->id, what, val, err, errlen);
 	case OPT_FOREGROUND:
 		o->foreground = true;
 		return 0;
@@ -491,9 +524,9 @@ void options_usage(FILE *f)
 	      "                          random[:SEED]  bytes derived from (SEED, offset)\n"
 	      "  --config PATH         read options from PATH: one 'key value' per line\n"
 	      "                        (keys: file, ra-kb, max-pages, max-background,\n"
-	      "                        congestion-threshold, log, log-capacity, quiet,\n"
-	      "                        no-auto-unmount; '#' starts a comment). Command-line\n"
-	      "                        options after --config override it.\n"
+	      "                        congestion-threshold, log, log-capacity, latency,\n"
+	      "                        rule, error, quiet, no-auto-unmount; '#' starts a\n"
+	      "                        comment). Options after --config override it.\n"
 	      "  Without any file: big.bin 256M stamp, small.bin 1M stamp, zero.bin 64M\n"
 	      "  zero, random.bin 64M random:1, huge.bin 1T stamp, dir/nested.bin 4M stamp.\n"
 	      "\n"
@@ -510,6 +543,22 @@ void options_usage(FILE *f)
 	      "  --congestion-threshold N  background requests at which the kernel drops\n"
 	      "                        async readahead (1..max-background). Default:\n"
 	      "                        kernel (9), or 3/4 of --max-background if given\n"
+	      "\n"
+	      "Slow storage (see the README for every model and its parameters):\n"
+	      "  --latency MODEL       latency of every data read that no --rule matches:\n"
+	      "                        none, fixed:DUR, uniform:MIN-MAX, normal:MEAN,SD,\n"
+	      "                        lognormal:MEDIAN,SIGMA (random ones take ,seed=N),\n"
+	      "                        bw:RATE, or a device: hdd, sata-ssd, nvme, ufs4,\n"
+	      "                        nfs, optionally NAME:key=value,... (e.g.\n"
+	      "                        ufs4:bw=1600MB/s,lat=80us,qd=32). DUR takes ns, us,\n"
+	      "                        ms, s; RATE e.g. 500MB/s, 1GiB/s. Default none\n"
+	      "  --rule 'file=NAME,pages=A-B,latency=MODEL'  latency for reads touching\n"
+	      "                        pages A-B of NAME (file= and pages= optional,\n"
+	      "                        latency= last); repeatable, first match wins\n"
+	      "  --error 'file=NAME,pages=A-B,errno=EIO[,times=N|prob=P][,seed=N]'\n"
+	      "                        answer reads touching the range with that errno\n"
+	      "                        (EIO, ENODATA, ... or a number); repeatable\n"
+	      "  Delayed replies never block other requests.\n"
 	      "\n"
 	      "Read log:\n"
 	      "  --log PATH            also write every record to PATH as JSON Lines\n"
@@ -536,7 +585,8 @@ void options_usage(FILE *f)
 	      "Control directory MOUNTPOINT/.testfs/:\n"
 	      "  log      records since the last clear, JSON Lines (not itself logged)\n"
 	      "  log.bin  the same records in binary (128 bytes each, see README)\n"
-	      "  ctl      write commands: clear | drop-cache [NAME] | mark TEXT\n"
+	      "  ctl      write commands: clear | drop-cache [NAME] | mark TEXT |\n"
+	      "           latency MODEL | rule SPEC | error SPEC | rules clear\n"
 	      "  error    why the last rejected command was rejected\n"
 	      "  config   effective settings (JSON)\n"
 	      "  stats    counters (JSON)\n"

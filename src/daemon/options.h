@@ -48,6 +48,10 @@ struct options {
 	bool version;
 	int ready_fd;
 	int64_t watch_pid;
+	/* --latency, --rule, --error, checked as they are parsed (NULL when
+	 * none was given). */
+	struct rule_set *rules;
+	bool slow_given;
 };
 
 void options_init(struct options *o);

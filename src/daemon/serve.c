@@ -17,6 +17,7 @@
 
 #include "../common/mountinfo.h"
 #include "../ctl/control.h"
+#include "../slow/delay_queue.h"
 #include "knobs.h"
 #include "startup.h"
 
@@ -163,6 +164,12 @@ int serve(struct testfs *t)
 		startup_fail(1, "cannot create the FUSE session");
 		return 1;
 	}
+	ret = delay_queue_start(&t->delays, TESTFS_READ_MAX);
+	if (ret) {
+		startup_fail(1, "cannot start the delay queue: %s",
+			     strerror(-ret));
+		goto out_destroy;
+	}
 	if (fuse_set_signal_handlers(t->se) != 0) {
 		startup_fail(1, "cannot install signal handlers");
 		goto out_destroy;
@@ -189,6 +196,9 @@ int serve(struct testfs *t)
 			watching = true;
 	}
 	ret = fuse_session_loop(t->se);
+	/* Delayed replies still queued are answered before unmounting. */
+	delay_queue_stop(t->delays);
+	t->delays = NULL;
 	/* libfuse reports the signal that ended the loop as a positive value.
 	 */
 	if (ret > 0)
@@ -214,6 +224,8 @@ out_handlers:
 	control_free_handles(t);
 	fuse_remove_signal_handlers(t->se);
 out_destroy:
+	delay_queue_stop(t->delays);
+	t->delays = NULL;
 	fuse_session_destroy(t->se);
 	t->se = NULL;
 	return status;

@@ -15,12 +15,11 @@
 
 #include "../common/clock.h"
 #include "../ctl/control.h"
+#include "../slow/delay_queue.h"
+#include "../slow/rules.h"
 
 /* Data files and directories never change while mounted. */
 #define STABLE_TIMEOUT 86400.0
-
-/* Largest read the kernel sends: 256 pages (FUSE_MAX_MAX_PAGES). */
-#define READ_BUF_MAX (256u * 4096u)
 
 static struct testfs *fs_of(fuse_req_t req)
 {
@@ -202,16 +201,39 @@ static char *read_buffer(void)
 	static __thread char *buf;
 
 	if (!buf)
-		buf = aligned_alloc(4096, READ_BUF_MAX);
+		buf = aligned_alloc(4096, TESTFS_READ_MAX);
 	return buf;
 }
 
+/* The reply's data: @len bytes of @n at @off into @buf (zero-copy later). */
+static uint64_t fill_data(const struct node *n, uint64_t off, size_t size,
+			  char *buf)
+{
+	uint64_t len = 0;
+
+	if (off < n->size) {
+		len = n->size - off;
+		if (len > size)
+			len = size;
+		pattern_generate(&n->source, off, buf, len);
+	}
+	return len;
+}
+
+/*
+ * Data reads. The record is reserved when the request arrives (its seq is
+ * the arrival order) and published just before the reply, so a client
+ * woken by the reply finds it in the log. Delayed replies leave through
+ * the delay queue; the request loop never sleeps.
+ */
 static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
 	struct testfs *t = fs_of(req);
 	uint64_t arrived = clock_now_ns(), pos, len = 0;
 	struct node *n = fileset_get(&t->files, ino);
+	struct rule_verdict v = { 0, 0, -1, -1 };
+	struct delayed_reply dr;
 	struct log_record *rec;
 	char *buf;
 
@@ -219,18 +241,17 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		return (void)fuse_reply_err(req, n ? EISDIR : ENOENT);
 	if (n->kind == NODE_CONTROL)
 		return read_control(req, size, off, fi);
-	buf = read_buffer();
+	if (size > TESTFS_READ_MAX)
+		size = TESTFS_READ_MAX;
+	if (atomic_load_explicit(&t->slow_active, memory_order_relaxed))
+		rules_decide(t->rules, n->path, (uint64_t)off, size, arrived,
+			     &v);
+	buf = v.delay_ns ? delay_queue_buffer(t->delays) : read_buffer();
 	if (!buf)
 		return (void)fuse_reply_err(req, ENOMEM);
-	if (size > READ_BUF_MAX)
-		size = READ_BUF_MAX;
-	if ((uint64_t)off < n->size) {
-		len = n->size - (uint64_t)off;
-		if (len > size)
-			len = size;
-		pattern_generate(&n->source, (uint64_t)off, buf, len);
-	}
-	if (len < size)
+	if (!v.err)
+		len = fill_data(n, (uint64_t)off, size, buf);
+	if ((uint64_t)off + size > n->size)
 		atomic_fetch_add_explicit(&t->stats.reads_past_eof, 1,
 					  memory_order_relaxed);
 	atomic_store_explicit(&n->was_read, true, memory_order_relaxed);
@@ -246,13 +267,29 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	rec->read.off = (uint64_t)off;
 	rec->read.len = (uint32_t)size;
 	rec->read.pid = (uint32_t)fuse_req_ctx(req)->pid;
-	rec->read.done_ns = clock_now_ns();
-	/* Published before the reply: a reader woken by it finds the record. */
-	log_ring_publish(&t->log, pos);
+	rec->read.delay_ns = v.delay_ns;
+	rec->read.err = v.err;
 	atomic_fetch_add_explicit(&t->stats.reads, 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&t->stats.read_bytes, len,
 				  memory_order_relaxed);
-	fuse_reply_buf(req, buf, len);
+	if (v.delay_ns) {
+		dr = (struct delayed_reply){
+			req,	 buf, len, v.err, arrived + v.delay_ns,
+			&t->log, pos, rec
+		};
+		if (delay_queue_push(t->delays, &dr) == 0)
+			return;
+		/* No memory to queue it: answer now rather than never. */
+		rec->read.delay_ns = 0;
+	}
+	rec->read.done_ns = clock_now_ns();
+	log_ring_publish(&t->log, pos);
+	if (v.err)
+		fuse_reply_err(req, v.err);
+	else
+		fuse_reply_buf(req, buf, len);
+	if (v.delay_ns)
+		delay_queue_put_buffer(t->delays, buf);
 }
 
 static void fs_write(fuse_req_t req, fuse_ino_t ino, const char *buf,

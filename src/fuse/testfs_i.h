@@ -20,11 +20,13 @@
 #include "../log/log_writer.h"
 #include "../store/fileset.h"
 
+/* Largest read the kernel sends: 256 pages (FUSE_MAX_MAX_PAGES). */
+#define TESTFS_READ_MAX (256u * 4096u)
+
 struct testfs_stats {
 	_Atomic uint64_t reads;
 	_Atomic uint64_t read_bytes;
 	_Atomic uint64_t reads_past_eof;
-	_Atomic uint64_t errors_injected;
 	_Atomic uint64_t marks;
 	_Atomic uint64_t clears;
 	_Atomic uint64_t drop_caches;
@@ -80,6 +82,13 @@ struct testfs {
 	/* Open control handles (snapshots and ctl sessions). */
 	pthread_mutex_t handles_lock;
 	struct handle_link handles;
+
+	/* Slow storage: latency and error rules, deferred replies. */
+	struct rule_set *rules;
+	struct delay_queue *delays;
+	/* Set once any rule or default latency is given: the read path
+	 * skips the rules entirely until then. */
+	atomic_bool slow_active;
 	struct testfs_knobs knobs;
 };
 

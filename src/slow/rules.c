@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The rule set: the default model, the rules in order, one mutex, and the
+ * decision for each read. rule_spec.c parses the specs.
+ */
+#include "rules_i.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/json.h"
+#include "units.h"
+
+struct rule_set {
+	pthread_mutex_t lock;
+	struct latency_model *def; /* NULL is none */
+	struct latency_rule *lat;
+	size_t nlat, lat_cap;
+	struct error_rule *errs;
+	size_t nerr, err_cap;
+	uint64_t injected;
+};
+
+int rules_new(struct rule_set **out)
+{
+	struct rule_set *rs = calloc(1, sizeof(*rs));
+
+	if (!rs)
+		return -ENOMEM;
+	pthread_mutex_init(&rs->lock, NULL);
+	*out = rs;
+	return 0;
+}
+
+static void free_rules(struct latency_rule *lat, size_t nlat,
+		       struct error_rule *errs, size_t nerr)
+{
+	size_t i;
+
+	for (i = 0; i < nlat; i++) {
+		rule_target_free(&lat[i].target);
+		latency_free(lat[i].model);
+	}
+	for (i = 0; i < nerr; i++)
+		rule_target_free(&errs[i].target);
+	free(lat);
+	free(errs);
+}
+
+void rules_free(struct rule_set *rs)
+{
+	if (!rs)
+		return;
+	free_rules(rs->lat, rs->nlat, rs->errs, rs->nerr);
+	latency_free(rs->def);
+	pthread_mutex_destroy(&rs->lock);
+	free(rs);
+}
+
+int rules_set_default(struct rule_set *rs, const char *model, char *err,
+		      size_t errlen)
+{
+	struct latency_model *m, *old;
+	int ret;
+
+	ret = latency_parse(model, &m, err, errlen);
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&rs->lock);
+	old = rs->def;
+	rs->def = m;
+	pthread_mutex_unlock(&rs->lock);
+	latency_free(old);
+	return 0;
+}
+
+/* Makes room for one more element of @size in *@arr (under the lock). */
+static int grow(void **arr, size_t n, size_t *cap, size_t size)
+{
+	size_t ncap = *cap ? *cap * 2 : 8;
+	void *p;
+
+	if (n < *cap)
+		return 0;
+	p = realloc(*arr, ncap * size);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+int rules_add_latency(struct rule_set *rs, const char *spec, char *err,
+		      size_t errlen)
+{
+	struct latency_rule r = { { NULL, false, 0, 0 }, NULL, 0 };
+	int ret;
+
+	ret = latency_rule_parse(spec, &r, err, errlen);
+	if (ret)
+		goto out_free;
+	pthread_mutex_lock(&rs->lock);
+	ret = grow((void **)&rs->lat, rs->nlat, &rs->lat_cap, sizeof(r));
+	if (!ret)
+		rs->lat[rs->nlat++] = r;
+	pthread_mutex_unlock(&rs->lock);
+	if (!ret)
+		return 0;
+out_free:
+	rule_target_free(&r.target);
+	latency_free(r.model);
+	return ret;
+}
+
+int rules_add_error(struct rule_set *rs, const char *spec, char *err,
+		    size_t errlen)
+{
+	struct error_rule r;
+	int ret;
+
+	memset(&r, 0, sizeof(r));
+	ret = error_rule_parse(spec, &r, err, errlen);
+	if (ret)
+		goto out_free;
+	pthread_mutex_lock(&rs->lock);
+	ret = grow((void **)&rs->errs, rs->nerr, &rs->err_cap, sizeof(r));
+	if (!ret)
+		rs->errs[rs->nerr++] = r;
+	pthread_mutex_unlock(&rs->lock);
+	if (!ret)
+		return 0;
+out_free:
+	rule_target_free(&r.target);
+	return ret;
+}
+
+void rules_clear(struct rule_set *rs)
+{
+	struct latency_rule *lat;
+	struct error_rule *errs;
+	size_t nlat, nerr;
+
+	pthread_mutex_lock(&rs->lock);
+	lat = rs->lat;
+	nlat = rs->nlat;
+	errs = rs->errs;
+	nerr = rs->nerr;
+	rs->lat = NULL;
+	rs->errs = NULL;
+	rs->nlat = rs->lat_cap = rs->nerr = rs->err_cap = 0;
+	pthread_mutex_unlock(&rs->lock);
+	/* Models are freed outside the lock: the read path need not wait. */
+	free_rules(lat, nlat, errs, nerr);
+}
+
+static bool target_matches(const struct rule_target *t, const char *file,
+			   uint64_t first, uint64_t last)
+{
+	if (t->file && (!file || strcmp(t->file, file) != 0))
+		return false;
+	return !t->has_pages || (first <= t->last && last >= t->first);
+}
+
+static bool error_fires(struct error_rule *r)
+{
+	if (r->limited) {
+		if (!r->times_left)
+			return false;
+		r->times_left--;
+		return true;
+	}
+	if (r->random)
+		return prng_below(&r->rng, PROB_ONE) < r->prob;
+	return true;
+}
+
+void rules_decide(struct rule_set *rs, const char *file, uint64_t off,
+		  uint64_t len, uint64_t now_ns, struct rule_verdict *v)
+{
+	uint64_t first = off >> RULE_PAGE_SHIFT, last;
+	struct latency_model *model;
+	size_t i;
+
+	/* The last byte, saturated: a read may not wrap around 2^64. */
+	last = len ? off + (len - 1 > UINT64_MAX - off ? UINT64_MAX - off
+						       : len - 1)
+		   : off;
+	last >>= RULE_PAGE_SHIFT;
+	v->err = 0;
+	v->latency_rule = -1;
+	v->error_rule = -1;
+
+	pthread_mutex_lock(&rs->lock);
+	model = rs->def;
+	for (i = 0; i < rs->nlat; i++) {
+		if (target_matches(&rs->lat[i].target, file, first, last)) {
+			rs->lat[i].hits++;
+			model = rs->lat[i].model;
+			v->latency_rule = (int)i;
+			break;
+		}
+	}
+	v->delay_ns = latency_delay(model, now_ns, off, len);
+	for (i = 0; i < rs->nerr; i++) {
+		struct error_rule *r = &rs->errs[i];
+
+		if (target_matches(&r->target, file, first, last) &&
+		    error_fires(r)) {
+			r->hits++;
+			rs->injected++;
+			v->err = r->err;
+			v->error_rule = (int)i;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&rs->lock);
+}
+
+static void json_target(struct strbuf *sb, const struct rule_target *t)
+{
+	strbuf_adds(sb, "{\"file\":");
+	if (t->file)
+		json_add_cstring(sb, t->file);
+	else
+		strbuf_adds(sb, "null");
+	if (t->has_pages)
+		strbuf_addf(sb, ",\"pages\":[%" PRIu64 ",%" PRIu64 "]",
+			    t->first, t->last);
+	else
+		strbuf_adds(sb, ",\"pages\":null");
+}
+
+static void json_model(struct strbuf *sb, const struct latency_model *m)
+{
+	struct strbuf spec = STRBUF_INIT;
+
+	latency_format(m, &spec);
+	if (spec.oom)
+		sb->oom = true;
+	else
+		json_add_cstring(sb, spec.data);
+	strbuf_free(&spec);
+}
+
+static void json_error_rule(struct strbuf *sb, const struct error_rule *r)
+{
+	const char *name = rule_errno_name(r->err);
+
+	json_target(sb, &r->target);
+	if (name)
+		strbuf_addf(sb, ",\"errno\":\"%s\"", name);
+	else
+		strbuf_addf(sb, ",\"errno\":\"%d\"", r->err);
+	if (r->limited)
+		strbuf_addf(sb, ",\"times_left\":%" PRIu64, r->times_left);
+	else
+		strbuf_adds(sb, ",\"times_left\":null");
+	strbuf_adds(sb, ",\"prob\":");
+	if (r->random)
+		units_format_decimal(sb, r->prob, PROB_PLACES);
+	else
+		strbuf_adds(sb, "null");
+	strbuf_addf(sb, ",\"hits\":%" PRIu64 "}", r->hits);
+}
+
+void rules_format_json(struct rule_set *rs, struct strbuf *sb)
+{
+	size_t i;
+
+	pthread_mutex_lock(&rs->lock);
+	strbuf_adds(sb, "{\"default\":");
+	json_model(sb, rs->def);
+	strbuf_adds(sb, ",\"rules\":[");
+	for (i = 0; i < rs->nlat; i++) {
+		if (i)
+			strbuf_addc(sb, ',');
+		json_target(sb, &rs->lat[i].target);
+		strbuf_adds(sb, ",\"latency\":");
+		json_model(sb, rs->lat[i].model);
+		strbuf_addf(sb, ",\"hits\":%" PRIu64 "}", rs->lat[i].hits);
+	}
+	strbuf_adds(sb, "],\"errors\":[");
+	for (i = 0; i < rs->nerr; i++) {
+		if (i)
+			strbuf_addc(sb, ',');
+		json_error_rule(sb, &rs->errs[i]);
+	}
+	strbuf_adds(sb, "]}");
+	pthread_mutex_unlock(&rs->lock);
+}
+
+uint64_t rules_errors_injected(struct rule_set *rs)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&rs->lock);
+	n = rs->injected;
+	pthread_mutex_unlock(&rs->lock);
+	return n;
+}
