@@ -554,9 +554,12 @@ Test(bw, exact_integer_math)
 	struct latency_model *m = model("bw:1000MB/s");
 
 	cr_assert_eq(latency_delay(m, 0, 0, MiB), 1048576);
-	cr_assert_eq(latency_delay(m, 0, 0, 0), 0);
-	/* No queueing: a second request at the same time takes as long. */
-	cr_assert_eq(latency_delay(m, 0, MiB, MiB), 1048576);
+	/* One shared channel: a second request at the same time waits for
+	 * the first transfer, then takes its own. */
+	cr_assert_eq(latency_delay(m, 0, MiB, MiB), 2 * 1048576);
+	/* Once the channel is free, a request takes only its own time. */
+	cr_assert_eq(latency_delay(m, 10 * 1048576, 0, 0), 0);
+	cr_assert_eq(latency_delay(m, 10 * 1048576, 0, MiB), 1048576);
 	latency_free(m);
 	/* floor(len * 10^9 / rate): 1 byte at 3 B/s is 333333333.3 ns. */
 	m = model("bw:3B/s");
@@ -564,7 +567,9 @@ Test(bw, exact_integer_math)
 	latency_free(m);
 	m = model("bw:1B/s");
 	cr_assert_eq(latency_delay(m, 0, 0, 1ull << 33), (1ull << 33) * S);
+	latency_free(m);
 	/* Past 2^64 ns (584 years) the delay saturates. */
+	m = model("bw:1B/s");
 	cr_assert_eq(latency_delay(m, 0, 0, 1ull << 40), UINT64_MAX);
 	latency_free(m);
 }

@@ -295,6 +295,7 @@ static uint64_t draw_ns(double ns)
 uint64_t latency_delay(struct latency_model *m, uint64_t now_ns, uint64_t off,
 		       uint64_t len)
 {
+	uint64_t start;
 	double z;
 
 	if (!m)
@@ -314,7 +315,11 @@ uint64_t latency_delay(struct latency_model *m, uint64_t now_ns, uint64_t off,
 		return draw_ns((double)m->a *
 			       real_exp((double)m->b / SIGMA_SCALE * z));
 	case LATENCY_BW:
-		return units_transfer_ns(len, m->a);
+		/* One channel: a transfer starts when the previous ended. */
+		start = m->b > now_ns ? m->b : now_ns;
+		m->b = units_transfer_ns(len, m->a);
+		m->b = m->b > UINT64_MAX - start ? UINT64_MAX : start + m->b;
+		return m->b - now_ns;
 	case LATENCY_DEVICE:
 		return device_delay(m->dev, now_ns, off, len);
 	}

@@ -12,7 +12,9 @@
  *                               MEDIAN * e^(SIGMA * Z), Z standard normal;
  *                               SIGMA is a plain number, 0 < SIGMA <= 10,
  *                               up to 6 decimals
- *   bw:RATE                     len / RATE, no queueing
+ *   bw:RATE                     len / RATE on one channel shared by all
+ *                               requests: a transfer starts when the
+ *                               previous one has ended
  *   NAME[:key=value,...]        a device model (below)
  *
  * DUR is a decimal number with ns, us, ms or s ("2.5us"), at most 1h.

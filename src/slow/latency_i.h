@@ -31,8 +31,9 @@ struct latency_model {
 	enum latency_kind kind;
 	/*
 	 * fixed: a = DUR; uniform: a = MIN, b = MAX; normal: a = MEAN, b = SD;
-	 * lognormal: a = MEDIAN, b = SIGMA in millionths; bw: a = RATE (all
-	 * durations in ns, rates in bytes per second).
+	 * lognormal: a = MEDIAN, b = SIGMA in millionths; bw: a = RATE,
+	 * b = when its channel is free (all durations and times in ns,
+	 * rates in bytes per second).
 	 */
 	uint64_t a, b;
 	uint64_t seed;
