@@ -70,6 +70,16 @@ void harness_require_fuse(void)
 	cr_skip_test("FUSE unavailable: %s", why);
 }
 
+const char *harness_prefix(void)
+{
+	static char prefix[128];
+
+	if (!prefix[0])
+		snprintf(prefix, sizeof(prefix), HARNESS_PREFIX "%s.",
+			 program_invocation_short_name);
+	return prefix;
+}
+
 const char *harness_bin(void)
 {
 	static char path[4096];
@@ -104,7 +114,7 @@ void harness_start(struct tfs_mount *m, const char *const *args)
 
 	memset(m, 0, sizeof(*m));
 	harness_require_fuse();
-	snprintf(m->root, sizeof(m->root), HARNESS_PREFIX "XXXXXX");
+	snprintf(m->root, sizeof(m->root), "%sXXXXXX", harness_prefix());
 	cr_assert_not_null(mkdtemp(m->root), "mkdtemp: %s", strerror(errno));
 	snprintf(m->dir, sizeof(m->dir), "%s/mnt", m->root);
 	cr_assert_eq(mkdir(m->dir, 0755), 0, "mkdir %s: %s", m->dir,
@@ -500,8 +510,8 @@ void harness_assert_no_leftover_mounts(void)
 			    sscanf(line, "%*s %*s %*s %*s %4095s", mnt) != 1 ||
 			    sscanf(sep + 3, "%255s", fstype) != 1)
 				continue;
-			if (strncmp(mnt, HARNESS_PREFIX,
-				    strlen(HARNESS_PREFIX)) == 0 &&
+			if (strncmp(mnt, harness_prefix(),
+				    strlen(harness_prefix())) == 0 &&
 			    strcmp(fstype, "fuse.testfs") == 0)
 				found = true;
 		}
@@ -536,8 +546,8 @@ ReportHook(POST_ALL)(struct criterion_global_stats *stats)
 
 			if (sep && strstr(sep, "fuse.testfs") &&
 			    sscanf(line, "%*s %*s %*s %*s %4095s", mnt) == 1 &&
-			    strncmp(mnt, HARNESS_PREFIX,
-				    strlen(HARNESS_PREFIX)) == 0)
+			    strncmp(mnt, harness_prefix(),
+				    strlen(harness_prefix())) == 0)
 				left++;
 		}
 		fclose(f);

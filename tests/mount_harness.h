@@ -23,6 +23,13 @@
 
 #define HARNESS_PREFIX "/tmp/testfs-test."
 
+/*
+ * This test binary's own prefix, HARNESS_PREFIX + its name + ".": the
+ * leftover checks look only there, so suites run side by side (or a
+ * developer's own mounts) do not disturb each other.
+ */
+const char *harness_prefix(void);
+
 struct tfs_mount {
 	pid_t pid;
 	char root[128]; /* private directory, holds mnt/ */

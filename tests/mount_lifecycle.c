@@ -173,7 +173,7 @@ Test(lifecycle, killed_client_leaves_no_mount)
 /* Without -f, testfs returns only once the mount answers. */
 Test(lifecycle, background_mode_returns_when_ready)
 {
-	char root[] = HARNESS_PREFIX "XXXXXX", dir[160], file[200], buf[64];
+	char root[128], dir[160], file[200], buf[64];
 	const char *argv[] = { harness_bin(), "--file", "a.bin:1M", dir, NULL };
 	const char *um[] = { "/usr/bin/fusermount3", "-u", dir, NULL };
 	struct statfs sfs;
@@ -181,6 +181,7 @@ Test(lifecycle, background_mode_returns_when_ready)
 	int fd, status;
 
 	harness_require_fuse();
+	snprintf(root, sizeof(root), "%sXXXXXX", harness_prefix());
 	cr_assert_not_null(mkdtemp(root));
 	snprintf(dir, sizeof(dir), "%s/mnt", root);
 	cr_assert_eq(mkdir(dir, 0755), 0);
@@ -220,7 +221,7 @@ Test(lifecycle, background_mode_reports_mount_failure)
 
 Test(lifecycle, log_file_unwritable_is_a_runtime_error)
 {
-	char root[] = HARNESS_PREFIX "XXXXXX", dir[160];
+	char root[128], dir[160];
 	const char *argv[] = { harness_bin(), "-f",
 			       "--log",	      "/nonexistent/dir/log.jsonl",
 			       dir,	      NULL };
@@ -228,6 +229,7 @@ Test(lifecycle, log_file_unwritable_is_a_runtime_error)
 	int status;
 
 	harness_require_fuse();
+	snprintf(root, sizeof(root), "%sXXXXXX", harness_prefix());
 	cr_assert_not_null(mkdtemp(root));
 	snprintf(dir, sizeof(dir), "%s/mnt", root);
 	cr_assert_eq(mkdir(dir, 0755), 0);
