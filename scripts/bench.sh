@@ -1,0 +1,301 @@
+#!/bin/bash
+# Builds testfs (scripts/setup.sh), runs the benchmarks and writes
+# docs/benchmarks.md: the throughput comparison (testfs against a minimal
+# FUSE server and tmpfs), a perf profile of the servers during a 1 MiB
+# sequential read, the latency benchmark, and the machine, kernel and
+# settings they ran with. Progress goes to stderr.
+#
+# Usage (as root): scripts/bench.sh [--quick] [--no-perf] [--output FILE]
+#   --quick    short runs of both benchmarks (about a minute instead of
+#              about three)
+#   --no-perf  skip the profile (it is skipped anyway without perf)
+#   --output   write FILE instead of docs/benchmarks.md
+# Environment: BUILDDIR (default build), as for scripts/setup.sh.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+quick=""
+perf_on=1
+output=docs/benchmarks.md
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--quick) quick=--quick ;;
+	--no-perf) perf_on=0 ;;
+	--output)
+		if [ $# -lt 2 ]; then
+			echo "bench: --output needs a file" >&2
+			exit 2
+		fi
+		output=$2
+		shift
+		;;
+	-h | --help)
+		sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
+		exit 0
+		;;
+	*)
+		echo "bench: unknown argument '$1' (try --help)" >&2
+		exit 2
+		;;
+	esac
+	shift
+done
+
+progress() { echo "bench: $*" >&2; }
+
+if [ "$(id -u)" != 0 ]; then
+	echo "bench: needs root (tmpfs mount, read_ahead_kb, perf)" >&2
+	exit 1
+fi
+
+builddir=${BUILDDIR:-build}
+started=$(date -u '+%Y-%m-%d %H:%M UTC')
+t_start=$(date +%s)
+
+progress "building with scripts/setup.sh into $builddir"
+bash scripts/setup.sh >&2
+
+testfs_bin=$(realpath "$builddir/src/testfs")
+minimal_bin=$(realpath "$builddir/bench/minimal_server")
+export TESTFS_BIN=$testfs_bin MINIMAL_SERVER=$minimal_bin
+
+work=$(mktemp -d /tmp/testfs-bench.XXXXXX)
+server_pid=""
+perf_pid=""
+mnt=""
+
+# Stops what this script started itself (the benchmarks clean up after
+# themselves) and removes its files; on every exit, also Ctrl-C.
+cleanup() {
+	if [ -n "$perf_pid" ]; then
+		kill -INT "$perf_pid" 2>/dev/null || true
+	fi
+	if [ -n "$server_pid" ]; then
+		kill -TERM "$server_pid" 2>/dev/null || true
+		for _ in $(seq 50); do
+			kill -0 "$server_pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -KILL "$server_pid" 2>/dev/null || true
+	fi
+	if [ -n "$mnt" ] && mountpoint -q "$mnt" 2>/dev/null; then
+		fusermount3 -u "$mnt" 2>/dev/null || umount -l "$mnt" || true
+	fi
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+mounts_now() { mount | grep -E 'testfs|minimal' | sort || true; }
+mounts_before=$(mounts_now)
+
+others=$( (pgrep -a -x latency; pgrep -a -x throughput) || true)
+if [ -n "$others" ]; then
+	progress "warning: other benchmarks are running, figures will suffer:"
+	echo "$others" >&2
+fi
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+
+# ---------------------------------------------------------------------
+# The benchmarks
+# ---------------------------------------------------------------------
+
+progress "throughput benchmark ($builddir/bench/throughput${quick:+ $quick})"
+timeout 1800 "$builddir/bench/throughput" $quick >"$work/throughput.txt"
+
+progress "latency benchmark ($builddir/bench/latency${quick:+ $quick})"
+timeout 900 "$builddir/bench/latency" $quick >"$work/latency.txt"
+
+# ---------------------------------------------------------------------
+# The profile: perf record of each server while a 1 MiB read(2) stream
+# reads its 512 MiB file, cold, eight times, at read_ahead_kb 1024
+# ---------------------------------------------------------------------
+
+# Starts "$@" --ready-fd 3 MOUNTPOINT in the background and waits for it.
+start_server() {
+	local line=""
+
+	mnt=$(mktemp -d /tmp/testfs-bench-perf.XXXXXX)
+	rm -f "$work/ready"
+	mkfifo "$work/ready"
+	"$@" --ready-fd 3 "$mnt" 3>"$work/ready" &
+	server_pid=$!
+	if ! read -r -t 10 line <"$work/ready" || [ "$line" != ready ]; then
+		echo "bench: $1 did not get ready" >&2
+		return 1
+	fi
+}
+
+stop_server() {
+	kill -TERM "$server_pid"
+	timeout 10 tail --pid="$server_pid" -f /dev/null ||
+		kill -KILL "$server_pid"
+	wait "$server_pid" 2>/dev/null || true
+	server_pid=""
+	if mountpoint -q "$mnt"; then
+		umount -l "$mnt"
+	fi
+	rmdir "$mnt"
+	mnt=""
+}
+
+# profile LABEL FILE: perf of $server_pid while FILE is read eight times.
+profile() {
+	local label=$1 file=$mnt/$2 data=$work/perf.data
+	local dev
+
+	dev=$(stat -c '%Hd:%Ld' "$mnt")
+	echo 1024 >"/sys/class/bdi/$dev/read_ahead_kb"
+	# cpu-clock (VMs often have no PMU) sampled every 250 us of CPU time.
+	perf record -q -e cpu-clock -c 250000 -g -p "$server_pid" -o "$data" \
+		2>"$work/perf.err" &
+	perf_pid=$!
+	sleep 1
+	for _ in 1 2 3 4 5 6 7 8; do
+		timeout 60 dd if="$file" iflag=nocache count=0 status=none
+		timeout 60 dd if="$file" of=/dev/null bs=1M status=none
+	done
+	kill -INT "$perf_pid"
+	wait "$perf_pid" || true
+	perf_pid=""
+	{
+		local ns
+		ns=$(perf report -i "$data" --stdio 2>/dev/null |
+			sed -n 's/^# Event count (approx.): //p' | head -1) || true
+		awk -v l="$label" -v ns="${ns:-0}" 'BEGIN {
+			printf "%s: %.0f ms of server CPU per 512 MiB read\n", l,
+				ns / 8 / 1e6 }'
+		echo "  by object:"
+		perf report -i "$data" --no-children -g none --sort dso \
+			--stdio -q --percent-limit 0.5 2>/dev/null |
+			sed 's/ *$//; /^$/d; s/^/  /' || true
+		echo "  top functions (self):"
+		perf report -i "$data" --no-children -g none --sort dso,symbol \
+			--stdio -q --percent-limit 1 2>/dev/null |
+			sed 's/ *- *- *$//; s/ *$//; /^$/d; s/^/  /' | head -12 || true
+		echo
+	} >>"$work/perf.txt"
+}
+
+perf_note=""
+if [ "$perf_on" = 1 ] && command -v perf >/dev/null; then
+	progress "profiling testfs (stamp, zero) and the minimal server with perf"
+	: >"$work/perf.txt"
+	start_server "$testfs_bin" -f -q --watch-pid $$ \
+		--file stamp.bin:512M:stamp --file zero.bin:512M:zero
+	profile "testfs stamp" stamp.bin
+	profile "testfs zero" zero.bin
+	stop_server
+	start_server "$minimal_bin" -f --size 512M
+	profile "minimal" zero.bin
+	stop_server
+elif [ "$perf_on" = 1 ]; then
+	perf_note="(skipped: perf is not installed)"
+else
+	perf_note="(skipped: --no-perf)"
+fi
+
+# ---------------------------------------------------------------------
+# No mount may be left behind
+# ---------------------------------------------------------------------
+
+mounts_after=$(mounts_now)
+left=$(comm -13 <(echo "$mounts_before") <(echo "$mounts_after") | sed '/^$/d')
+if [ -n "$left" ]; then
+	echo "bench: FAIL: mounts left behind:" >&2
+	echo "$left" >&2
+	exit 1
+fi
+progress "no testfs, minimal or tmpfs mount of this run is left"
+
+# ---------------------------------------------------------------------
+# docs/benchmarks.md
+# ---------------------------------------------------------------------
+
+progress "writing $output"
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+changes=$(git status --porcelain 2>/dev/null | sed 's/^...//' | tr '\n' ' ' |
+	sed 's/ $//')
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+mem=$(awk '/^MemTotal:/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)
+virt=$(systemd-detect-virt 2>/dev/null || true)
+buildtype=$(grep -o '"name": "buildtype", "value": "[a-z]*"' \
+	"$builddir/meson-info/intro-buildoptions.json" |
+	sed 's/.*"value": "//; s/"$//')
+reporting=$(grep -o 'page_reporting[._a-z]*=[0-9]*' /proc/cmdline || true)
+thp=$(sed 's/.*\[\(.*\)\].*/\1/' \
+	/sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo unknown)
+max_pages_limit=$(cat /proc/sys/fs/fuse/max_pages_limit 2>/dev/null ||
+	echo unknown)
+minutes=$(( ($(date +%s) - t_start + 59) / 60 ))
+
+{
+	echo "# Benchmarks"
+	echo
+	echo "Generated by \`sudo bash scripts/bench.sh${quick:+ $quick}\` on $started"
+	echo "(about $minutes min), at commit $commit${changes:+ with uncommitted changes: $changes}."
+	echo "To regenerate: \`sudo bash scripts/bench.sh\` (\`--quick\` for a short run)."
+	echo "The programs are \`bench/throughput.c\` and \`bench/latency.c\`; their"
+	echo "comments say exactly what they measure. Figures on a 2-vCPU VM move by"
+	echo "several percent from run to run: compare the medians and the ranges, not"
+	echo "single digits."
+	echo
+	echo "## Machine and settings"
+	echo
+	echo "| | |"
+	echo "|---|---|"
+	echo "| kernel | $(uname -r) ($(uname -m)) |"
+	echo "| CPU | $cpu, nproc $(nproc)${virt:+, virtualisation: $virt} |"
+	echo "| memory | $mem |"
+	echo "| libfuse | $(pkg-config --modversion fuse3 2>/dev/null || echo unknown) |"
+	echo "| compiler | $(cc --version | head -1), meson buildtype $buildtype |"
+	echo "| FUSE | max_pages_limit $max_pages_limit; testfs and the minimal server both run with the defaults: max_pages 256, max_background 12, one request thread, replies by writev (no splice) |"
+	echo "| memory management | transparent hugepages: $thp; free page reporting to the host: ${reporting:-not on the kernel command line} |"
+	echo "| load average (1, 5, 15 min) | at start $load_before; at the end $load_after |"
+	echo "| other benchmarks at start | ${others:-none} |"
+	echo
+	echo "## Throughput: testfs against the minimal FUSE server and tmpfs"
+	echo
+	echo "\`build/bench/throughput${quick:+ $quick}\`. testfs"
+	echo "(the daemon of this tree, its read log on) serves a stamp and a zero"
+	echo "file; the minimal server (\`bench/minimal_server.c\`: libfuse lowlevel, one"
+	echo "thread, zeros from a static buffer, keep_cache, nothing else) is the cost"
+	echo "floor of FUSE; tmpfs is the ceiling: a tmpfs file lives in the page cache"
+	echo "and cannot be evicted, so its runs are never cold and measure the"
+	echo "page-cache copy path (read(2) of cached pages, minor faults). Every FUSE"
+	echo "run is cold: evicted and verified (cachestat) before the clock starts."
+	echo
+	# The program's own title line is replaced by the heading above.
+	tail -n +3 "$work/throughput.txt"
+	echo
+	echo "## Where the servers' time goes"
+	echo
+	if [ -f "$work/perf.txt" ]; then
+		echo "\`perf record -e cpu-clock -c 250000 -g -p PID\` on each server while"
+		echo "\`dd bs=1M\` reads its 512 MiB file cold (\`dd iflag=nocache count=0\`"
+		echo "evicts it first) eight times, read_ahead_kb 1024. Percentages are of"
+		echo "that server's own CPU time; the CPU time is the samples' total over"
+		echo "eight. perf samples on a timer (cpu-clock), which works without a PMU"
+		echo "(VMs often have none)."
+		echo
+		echo '```text'
+		sed '${/^$/d}' "$work/perf.txt"
+		echo '```'
+	else
+		echo "$perf_note"
+	fi
+	echo
+	echo "## Latency"
+	echo
+	echo "\`build/bench/latency${quick:+ $quick}\`: how precisely testfs delays"
+	echo "a read, and sequential throughput against the latency models."
+	echo
+	echo '```text'
+	cat "$work/latency.txt"
+	echo '```'
+} >"$work/benchmarks.md"
+mkdir -p "$(dirname "$output")"
+mv "$work/benchmarks.md" "$output"
+progress "done: $output ($minutes min)"
