@@ -45,14 +45,7 @@ static void start(void)
 
 static void stop(void)
 {
-	int status = harness_stop(&mnt);
-
-	/*
-	 * Also catches what ASan or UBSan found in the daemon. A failed
-	 * assertion in a fini does not fail the test; a crash does.
-	 */
-	if (status != 0)
-		harness_crash("testfs exited with status %d", status);
+	harness_stop_checked(&mnt);
 }
 
 TestSuite(ctl, .init = start, .fini = stop, .timeout = 60);

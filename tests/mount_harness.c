@@ -477,6 +477,14 @@ int harness_run(const char *const *argv, char **out, int timeout_s)
 	return status;
 }
 
+void harness_stop_checked(struct tfs_mount *m)
+{
+	int status = harness_stop(m);
+
+	if (status != 0)
+		harness_crash("testfs exited with status %d", status);
+}
+
 void harness_crash(const char *fmt, ...)
 {
 	struct rlimit no_core = { 0, 0 };

@@ -61,6 +61,13 @@ void harness_start(struct tfs_mount *m, const char *const *args);
 /* SIGTERM, then wait up to 10 s; returns the exit status (or -signal). */
 int harness_stop(struct tfs_mount *m);
 
+/*
+ * harness_stop() for a suite's .fini: a non-zero exit status (such as a
+ * sanitizer report from the daemon) crashes the test, since a failed
+ * assertion in a .fini does not fail it.
+ */
+void harness_stop_checked(struct tfs_mount *m);
+
 /* Whether @dir is currently a mountpoint (from /proc/self/mountinfo). */
 bool harness_is_mounted(const char *dir);
 

@@ -35,14 +35,7 @@ static void start_big(void)
 
 static void stop(void)
 {
-	int status = harness_stop(&mnt);
-
-	/*
-	 * Also catches what ASan or UBSan found in the daemon. A failed
-	 * assertion in a fini does not fail the test; a crash does.
-	 */
-	if (status != 0)
-		harness_crash("testfs exited with status %d", status);
+	harness_stop_checked(&mnt);
 }
 
 static void cold(const char *name)

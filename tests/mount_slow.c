@@ -49,10 +49,7 @@ static void start_2ms(void)
 
 static void stop(void)
 {
-	int status = harness_stop(&mnt);
-
-	if (status != 0)
-		harness_crash("testfs exited with status %d", status);
+	harness_stop_checked(&mnt);
 }
 
 static int open_random(const char *name)

@@ -20,6 +20,7 @@
 
 #include "../common/clock.h"
 #include "../common/pagecache.h"
+#include "../common/thread.h"
 #include "../slow/rules.h"
 
 /* Eviction is retried while pages are busy (locked for an in-flight read). */
@@ -353,8 +354,6 @@ static bool needs_worker(const char *text)
 /* Runs @b here, or on a worker when it needs the mount; @b is consumed. */
 static void start_batch(struct testfs *t, struct command_batch *b)
 {
-	pthread_attr_t attr;
-	sigset_t all, old;
 	pthread_t th;
 	int err;
 
@@ -364,13 +363,7 @@ static void start_batch(struct testfs *t, struct command_batch *b)
 	 * drop-cache opens the file through this very mount, so it must not
 	 * run on the thread that serves requests.
 	 */
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	err = pthread_create(&th, &attr, batch_worker, b);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	pthread_attr_destroy(&attr);
+	err = thread_start_quiet(&th, batch_worker, b, true);
 	if (err) {
 		control_set_error(t, "cannot start a worker: %s",
 				  strerror(err));

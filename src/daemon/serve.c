@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../common/mountinfo.h"
+#include "../common/thread.h"
 #include "../ctl/control.h"
 #include "../slow/delay_queue.h"
 #include "knobs.h"
@@ -116,14 +117,7 @@ static void *watch_main(void *arg)
 /* Helper threads block every signal, so signals reach the request loop. */
 static int start_helper(pthread_t *th, void *(*fn)(void *), void *arg)
 {
-	sigset_t all, old;
-	int err;
-
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	err = pthread_create(th, NULL, fn, arg);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return err;
+	return thread_start_quiet(th, fn, arg, false);
 }
 
 static int make_args(struct testfs *t, struct fuse_args *args)

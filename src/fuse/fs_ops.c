@@ -254,7 +254,9 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	if ((uint64_t)off + size > n->size)
 		atomic_fetch_add_explicit(&t->stats.reads_past_eof, 1,
 					  memory_order_relaxed);
-	atomic_store_explicit(&n->was_read, true, memory_order_relaxed);
+	/* Read before writing: the flag's cache line stays shared. */
+	if (!atomic_load_explicit(&n->was_read, memory_order_relaxed))
+		atomic_store_explicit(&n->was_read, true, memory_order_relaxed);
 	rec = log_ring_reserve(&t->log, &pos);
 	rec->t_ns = arrived;
 	rec->kind = LOG_READ;

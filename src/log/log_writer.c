@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../common/strbuf.h"
+#include "../common/thread.h"
 #include "log_json.h"
 
 /* How often the thread drains the ring without being asked. */
@@ -112,8 +113,6 @@ int log_writer_start(struct log_writer **out, struct log_ring *ring,
 		     void *name_ctx)
 {
 	struct log_writer *w;
-	pthread_condattr_t ca;
-	sigset_t all, old;
 	int err;
 
 	w = calloc(1, sizeof(*w));
@@ -131,15 +130,8 @@ int log_writer_start(struct log_writer **out, struct log_ring *ring,
 	w->name_ctx = name_ctx;
 	w->cursor = log_ring_head(ring);
 	pthread_mutex_init(&w->lock, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&w->wake, &ca);
-	pthread_condattr_destroy(&ca);
-	/* Signals must reach the request loop, never this thread. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	err = -pthread_create(&w->thread, NULL, writer_main, w);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	cond_init_monotonic(&w->wake);
+	err = -thread_start_quiet(&w->thread, writer_main, w, false);
 	if (err)
 		goto out_close;
 	*out = w;

@@ -32,6 +32,7 @@
 #include <time.h>
 
 #include "../common/clock.h"
+#include "../common/thread.h"
 
 /* The last stretch before a deadline is spun, not slept. */
 #define SPIN_NS 50000u
@@ -186,8 +187,6 @@ static void *delay_main(void *arg)
 int delay_queue_start(struct delay_queue **out, size_t buf_size)
 {
 	struct delay_queue *q;
-	pthread_condattr_t ca;
-	sigset_t all, old;
 	int err;
 
 	q = calloc(1, sizeof(*q));
@@ -200,15 +199,8 @@ int delay_queue_start(struct delay_queue **out, size_t buf_size)
 	}
 	q->buf_size = buf_size;
 	pthread_mutex_init(&q->lock, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&q->wake, &ca);
-	pthread_condattr_destroy(&ca);
-	/* Signals must reach the request loop, never this thread. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	err = pthread_create(&q->thread, NULL, delay_main, q);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	cond_init_monotonic(&q->wake);
+	err = thread_start_quiet(&q->thread, delay_main, q, false);
 	if (err) {
 		pthread_cond_destroy(&q->wake);
 		pthread_mutex_destroy(&q->lock);

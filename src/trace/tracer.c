@@ -46,6 +46,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "common/thread.h"
 #include "tracefs.h"
 
 #define DEFAULT_BUFFER_KB 4096u
@@ -594,8 +595,6 @@ static void destroy(struct tracer *t)
 struct tracer *tracer_start(const struct tracer_options *o, char *why,
 			    size_t whylen)
 {
-	pthread_condattr_t ca;
-	sigset_t all, old;
 	struct tracer *t;
 	int ret;
 
@@ -613,10 +612,7 @@ struct tracer *tracer_start(const struct tracer_options *o, char *why,
 	t->arg = o->arg;
 	t->kdev = trace_kdev(o->dev_major, o->dev_minor);
 	pthread_mutex_init(&t->lock, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&t->cond, &ca);
-	pthread_condattr_destroy(&ca);
+	cond_init_monotonic(&t->cond);
 
 	if (tracefs_find(o->tracefs, t->tracefs, sizeof(t->tracefs), why,
 			 whylen) != 0)
@@ -656,10 +652,7 @@ struct tracer *tracer_start(const struct tracer_options *o, char *why,
 		goto fail_instance;
 	}
 	/* The thread takes no signal: they are the application's. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	ret = pthread_create(&t->thread, NULL, reader_main, t);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	ret = thread_start_quiet(&t->thread, reader_main, t, false);
 	if (ret) {
 		snprintf(why, whylen, "pthread_create: %s", strerror(ret));
 		goto fail_instance;
