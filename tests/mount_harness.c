@@ -129,6 +129,16 @@ void harness_start(struct tfs_mount *m, const char *const *args)
 	argv[n++] = readyfd;
 	argv[n++] = "--watch-pid";
 	argv[n++] = watch;
+	/*
+	 * These tests count records exactly: without kernel tracing, unless
+	 * a test asks for it, the log holds nothing but reads and marks.
+	 */
+	for (i = 0; args && args[i]; i++)
+		if (!strcmp(args[i], "--trace") ||
+		    !strcmp(args[i], "--no-trace"))
+			break;
+	if (!args || !args[i])
+		argv[n++] = "--no-trace";
 	for (i = 0; args && args[i] && n < 62; i++)
 		argv[n++] = args[i];
 	argv[n++] = m->dir;

@@ -54,7 +54,8 @@ const char *harness_bin(void);
 
 /*
  * Starts testfs in the foreground with @args (NULL-terminated) and waits
- * up to 10 s for it to be ready. Fails the test on error.
+ * up to 10 s for it to be ready. Fails the test on error. Adds --no-trace
+ * unless @args has --trace or --no-trace: these tests count records.
  */
 void harness_start(struct tfs_mount *m, const char *const *args);
 

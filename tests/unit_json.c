@@ -206,7 +206,7 @@ Test(log_json, read_record)
 			 "{\"seq\":7,\"file\":\"big.bin\",\"ino\":5,"
 			 "\"off\":4096,\"len\":16384,\"page\":1,\"pages\":4,"
 			 "\"t_ns\":1000,\"done_ns\":2000,\"delay_ns\":300,"
-			 "\"pid\":4242,\"err\":0}\n");
+			 "\"pid\":4242,\"err\":0,\"cause\":\"unknown\"}\n");
 }
 
 Test(log_json, read_record_inside_one_page)
@@ -218,7 +218,7 @@ Test(log_json, read_record_inside_one_page)
 			 "{\"seq\":1,\"file\":\"a\",\"ino\":5,"
 			 "\"off\":100,\"len\":10,\"page\":0,\"pages\":1,"
 			 "\"t_ns\":1000,\"done_ns\":2000,\"delay_ns\":300,"
-			 "\"pid\":4242,\"err\":0}\n");
+			 "\"pid\":4242,\"err\":0,\"cause\":\"unknown\"}\n");
 }
 
 static void expect_pages(uint64_t off, uint32_t len, uint32_t page_size,
@@ -252,7 +252,8 @@ Test(log_json, read_record_odd_file_name_and_error)
 	log_json_record(&sb, &rec, "we\"ird\n\xff", 4096);
 	cr_assert(strstr(sb.data, "\"file\":\"we\\\"ird\\n\\u00ff\","), "%s",
 		  sb.data);
-	cr_assert(strstr(sb.data, "\"err\":-5}\n"), "%s", sb.data);
+	cr_assert(strstr(sb.data, "\"err\":-5,\"cause\":\"unknown\"}\n"), "%s",
+		  sb.data);
 }
 
 Test(log_json, read_record_without_file)
@@ -319,4 +320,82 @@ Test(log_json, lines_accumulate)
 	cr_assert(strncmp(sb.data, "{\"lost\":1,", 10) == 0, "%s", sb.data);
 	cr_assert(strstr(sb.data, "}\n{\"seq\":2,"), "%s", sb.data);
 	cr_assert_eq(sb.data[sb.len - 1], '\n');
+}
+
+Test(log_json, read_record_with_its_window)
+{
+	struct log_record rec = read_record(4, 16384, 65536);
+
+	rec.read.attr.cause = LOG_CAUSE_ASYNC;
+	rec.read.attr.window = 2;
+	rec.read.attr.ra_start = 4;
+	rec.read.attr.ra_size = 16;
+	rec.read.attr.ra_async = 16;
+	rec.read.attr.ra_marker = 4;
+	rec.read.attr.ra_pages = 256;
+	rec.read.attr.trigger_page = 1;
+	rec.read.attr.order = 2;
+	rec.read.attr.alloc_order = 0;
+	rec.read.attr.flags = LOG_ATTR_LATE;
+	log_json_record(&sb, &rec, "big.bin", 4096);
+	cr_assert(strstr(sb.data,
+			 "\"err\":0,\"cause\":\"async\",\"window\":2,"
+			 "\"ra_start\":4,\"ra_size\":16,\"ra_async\":16,"
+			 "\"ra_marker\":4,\"ra_pages\":256,\"mmap_miss\":0,"
+			 "\"trigger_page\":1,\"order\":2,\"alloc_order\":0,"
+			 "\"late\":true}\n"),
+		  "%s", sb.data);
+}
+
+Test(log_json, forced_read_without_marker)
+{
+	struct log_record rec = read_record(4, 0, 1048576);
+
+	rec.read.attr.cause = LOG_CAUSE_FORCED;
+	rec.read.attr.window = 9;
+	rec.read.attr.ra_size = 256;
+	rec.read.attr.ra_marker = LOG_NO_PAGE;
+	rec.read.attr.trigger_page = 0;
+	rec.read.attr.order = -1;
+	rec.read.attr.alloc_order = 0;
+	log_json_record(&sb, &rec, "big.bin", 4096);
+	cr_assert(strstr(sb.data,
+			 "\"cause\":\"forced\",\"window\":9,\"ra_start\":0,"
+			 "\"ra_size\":256,\"ra_async\":0,\"ra_marker\":null,"
+			 "\"trigger_page\":0,\"order\":null,"
+			 "\"alloc_order\":0}\n"),
+		  "%s", sb.data);
+}
+
+Test(log_json, access_record)
+{
+	struct log_record rec;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.seq = 30;
+	rec.t_ns = 100;
+	rec.kind = LOG_ACCESS;
+	rec.access.ino = 9;
+	rec.access.first = 1024;
+	rec.access.last = 1039;
+	rec.access.end_ns = 200;
+	rec.access.pid = 77;
+	rec.access.type = LOG_ACCESS_MAP;
+	rec.access.events = 1;
+	log_json_record(&sb, &rec, "big.bin", 4096);
+	cr_assert_str_eq(
+		sb.data,
+		"{\"seq\":30,\"access\":\"map\",\"file\":\"big.bin\","
+		"\"ino\":9,\"page\":1024,\"pages\":16,\"t_ns\":100,"
+		"\"end_ns\":200,\"pid\":77,\"events\":1,\"late\":0}\n");
+}
+
+Test(log_json, cause_names)
+{
+	cr_assert_str_eq(log_cause_name(LOG_CAUSE_SYNC), "sync");
+	cr_assert_str_eq(log_cause_name(LOG_CAUSE_READAROUND), "readaround");
+	cr_assert_str_eq(log_cause_name(LOG_CAUSE_DIRECT), "direct");
+	cr_assert_str_eq(log_cause_name(200), "unknown");
+	cr_assert_str_eq(log_access_name(LOG_ACCESS_FAULT), "fault");
+	cr_assert_str_eq(log_access_name(0), "unknown");
 }

@@ -516,3 +516,91 @@ Test(log_ring, concurrent_appends)
 	cr_assert_eq(log_ring_lost_since_clear(&ring), 0);
 	free(c.seen);
 }
+
+/* ---- attribution (kernel correlation) ---- */
+
+static struct log_attr sample_attr(uint8_t cause, uint64_t start)
+{
+	struct log_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.cause = cause;
+	a.window = 3;
+	a.ra_start = start;
+	a.ra_size = 32;
+	a.ra_async = 32;
+	a.ra_marker = start;
+	a.trigger_page = start - 1;
+	a.order = 2;
+	a.alloc_order = 0;
+	return a;
+}
+
+Test(log_ring, attribution_absent_reads_as_unknown)
+{
+	struct log_record rec;
+
+	cr_assert_eq(log_ring_init(&ring, 16), 0);
+	append_read(0);
+	cr_assert_not(log_ring_attributed(&ring, 0));
+	cr_assert_eq(log_ring_read(&ring, 0, &rec), LOG_READ_OK);
+	cr_assert_eq(rec.read.attr.cause, LOG_CAUSE_UNKNOWN);
+	cr_assert_eq(rec.read.attr.window, 0);
+}
+
+Test(log_ring, attribution_written_and_rewritten)
+{
+	struct log_attr a = sample_attr(LOG_CAUSE_ASYNC, 20);
+	struct log_record rec;
+
+	cr_assert_eq(log_ring_init(&ring, 16), 0);
+	append_read(0);
+	append_read(4096);
+	cr_assert_eq(log_ring_attribute(&ring, 1, &a), 0);
+	cr_assert(log_ring_attributed(&ring, 1));
+	cr_assert_not(log_ring_attributed(&ring, 0));
+	cr_assert_eq(log_ring_read(&ring, 1, &rec), LOG_READ_OK);
+	cr_assert_eq(memcmp(&rec.read.attr, &a, sizeof(a)), 0);
+	/* The record's own fields are untouched. */
+	cr_assert_eq(rec.read.off, 4096);
+	cr_assert_eq(rec.seq, 2);
+	a.flags |= LOG_ATTR_LATE;
+	cr_assert_eq(log_ring_attribute(&ring, 1, &a), 0);
+	cr_assert_eq(log_ring_read(&ring, 1, &rec), LOG_READ_OK);
+	cr_assert_eq(rec.read.attr.flags, LOG_ATTR_LATE);
+}
+
+Test(log_ring, attribution_of_unpublished_or_overwritten_is_refused)
+{
+	struct log_attr a = sample_attr(LOG_CAUSE_SYNC, 1);
+	struct log_record *r, rec;
+	uint64_t pos, i;
+
+	cr_assert_eq(log_ring_init(&ring, 16), 0);
+	r = log_ring_reserve(&ring, &pos);
+	r->kind = LOG_READ;
+	cr_assert_eq(log_ring_attribute(&ring, pos, &a), -ESTALE);
+	log_ring_publish(&ring, pos);
+	cr_assert_eq(log_ring_attribute(&ring, pos, &a), 0);
+	/* Wrap: position 0's slot now holds position 16. */
+	for (i = 0; i < 16; i++)
+		append_read(i * 4096);
+	cr_assert_eq(log_ring_attribute(&ring, 0, &a), -ESTALE);
+	/* The new record does not inherit the old attribution. */
+	cr_assert_not(log_ring_attributed(&ring, 16));
+	cr_assert_eq(log_ring_read(&ring, 16, &rec), LOG_READ_OK);
+	cr_assert_eq(rec.read.attr.cause, LOG_CAUSE_UNKNOWN);
+}
+
+Test(log_ring, marks_are_never_zeroed)
+{
+	struct log_record rec, out;
+
+	cr_assert_eq(log_ring_init(&ring, 16), 0);
+	memset(&rec, 0, sizeof(rec));
+	rec.kind = LOG_MARK;
+	memset(rec.mark.text, 'x', LOG_MARK_MAX);
+	log_ring_append(&ring, &rec);
+	cr_assert_eq(log_ring_read(&ring, 0, &out), LOG_READ_OK);
+	cr_assert_eq(strnlen(out.mark.text, LOG_MARK_MAX + 1), LOG_MARK_MAX);
+}

@@ -63,6 +63,8 @@ static int cmd_clear(struct testfs *t, const char *arg)
 				  arg);
 		return -EINVAL;
 	}
+	/* What the kernel did before the clear is logged before it. */
+	testfs_correlate_sync(t);
 	atomic_store(&t->log.clear_pos, log_ring_head(&t->log));
 	atomic_fetch_add(&t->stats.clears, 1);
 	flush_log_file(t);
@@ -83,6 +85,7 @@ static int cmd_mark(struct testfs *t, const char *arg)
 				  len, LOG_MARK_MAX);
 		return -EINVAL;
 	}
+	testfs_correlate_sync(t);
 	memset(&rec, 0, sizeof(rec));
 	rec.kind = LOG_MARK;
 	rec.t_ns = clock_now_ns();

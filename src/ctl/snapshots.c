@@ -14,6 +14,8 @@
 
 #include "../common/clock.h"
 #include "../common/json.h"
+#include "../correlate/correlate.h"
+#include "../correlate/usage.h"
 #include "../daemon/knobs.h"
 #include "../log/log_json.h"
 #include "../slow/delay_queue.h"
@@ -41,10 +43,13 @@ static void json_visit(void *arg, const struct log_record *rec)
 {
 	struct render_ctx *c = arg;
 
-	log_json_record(c->sb, rec,
-			rec->kind == LOG_READ ? name_of(c->t, rec->read.ino)
-					      : NULL,
-			c->t->page_size);
+	const char *file = NULL;
+
+	if (rec->kind == LOG_READ)
+		file = name_of(c->t, rec->read.ino);
+	else if (rec->kind == LOG_ACCESS)
+		file = name_of(c->t, rec->access.ino);
+	log_json_record(c->sb, rec, file, c->t->page_size);
 	c->count++;
 }
 
@@ -78,6 +83,7 @@ static void render_log_bin(struct testfs *t, struct strbuf *sb)
 	struct render_ctx c = { t, sb, 0, 0 };
 	uint64_t from = atomic_load(&t->log.clear_pos);
 
+	testfs_correlate_sync(t);
 	memset(&hdr, 0, sizeof(hdr));
 	strbuf_add(sb, &hdr, sizeof(hdr));
 	log_ring_walk(&t->log, from, bin_visit, bin_lost, &c);
@@ -91,6 +97,7 @@ static void render_log_bin(struct testfs *t, struct strbuf *sb)
 	hdr.first_seq = from + 1;
 	hdr.next_seq = log_ring_head(&t->log) + 1;
 	hdr.page_size = t->page_size;
+	hdr.flags = t->corr ? LOG_BIN_TRACED : 0;
 	memcpy(sb->data, &hdr, sizeof(hdr));
 }
 
@@ -108,6 +115,63 @@ static void add_knob(struct strbuf *sb, const char *key, int64_t requested,
 	else
 		strbuf_addf(sb, "%lld", (long long)effective);
 	strbuf_adds(sb, "},");
+}
+
+/* "trace":{"on":..,"why":..,"tracer":..}: whether causes are filled. */
+static void render_trace_config(struct testfs *t, struct strbuf *sb)
+{
+	char desc[1024];
+
+	if (!atomic_load(&t->trace_decided)) {
+		strbuf_adds(sb, "{\"on\":false,\"why\":\"not started yet\"}");
+		return;
+	}
+	if (!t->corr) {
+		strbuf_adds(sb, "{\"on\":false,\"why\":");
+		json_add_cstring(sb, t->trace_why);
+		strbuf_adds(sb, "}");
+		return;
+	}
+	correlator_describe(t->corr, desc, sizeof(desc));
+	strbuf_adds(sb, "{\"on\":true,\"why\":\"\",\"tracer\":");
+	json_add_cstring(sb, desc);
+	strbuf_adds(sb, "}");
+}
+
+static const char *usage_name(void *ctx, uint64_t ino)
+{
+	return name_of(ctx, ino);
+}
+
+/* "trace":{counters},"files":{...},"histograms":{...} */
+static void render_trace_stats(struct testfs *t, struct strbuf *sb)
+{
+	struct correlator_stats cs;
+	unsigned i;
+
+	testfs_correlate_sync(t);
+	if (t->corr) {
+		correlator_get_stats(t->corr, &cs);
+		strbuf_addf(
+			sb,
+			"\"trace\":{\"on\":true,\"events\":%" PRIu64
+			",\"events_lost\":%" PRIu64 ",\"batches\":%" PRIu64
+			",\"windows\":%" PRIu64 ",\"access_records\":%" PRIu64
+			",\"access_events\":%" PRIu64
+			",\"late_accesses\":%" PRIu64 ",\"late_reads\":%" PRIu64
+			",\"given_up\":%" PRIu64 ",\"reads_by_cause\":{",
+			cs.events, cs.events_lost, cs.batches, cs.windows,
+			cs.access_records, cs.access_events, cs.late_accesses,
+			cs.late_reads, cs.given_up);
+		for (i = 0; i < LOG_CAUSE_COUNT; i++)
+			strbuf_addf(sb, "%s\"%s\":%" PRIu64, i ? "," : "",
+				    log_cause_name(i), cs.reads_by_cause[i]);
+		strbuf_adds(sb, "}},");
+	} else {
+		strbuf_adds(sb, "\"trace\":{\"on\":false},");
+	}
+	usage_render(&t->log, atomic_load(&t->log.clear_pos), t->page_size,
+		     usage_name, t, sb);
 }
 
 static void render_config(struct testfs *t, struct strbuf *sb)
@@ -147,6 +211,8 @@ static void render_config(struct testfs *t, struct strbuf *sb)
 		strbuf_adds(sb, "null");
 	strbuf_adds(sb, ",\"slow\":");
 	rules_format_json(t->rules, sb);
+	strbuf_adds(sb, ",\"trace\":");
+	render_trace_config(t, sb);
 	strbuf_adds(sb, ",\"note\":");
 	json_add_cstring(sb, t->knobs.note);
 	strbuf_addf(sb, ",\"default_files\":%s,\"files\":[",
@@ -198,6 +264,8 @@ static void render_stats(struct testfs *t, struct strbuf *sb)
 		    clock_now_ns() - t->started_ns,
 		    t->delays ? delay_queue_pending(t->delays) : (size_t)0);
 	rules_format_json(t->rules, sb);
+	strbuf_adds(sb, ",");
+	render_trace_stats(t, sb);
 	strbuf_adds(sb, "}\n");
 }
 
@@ -213,6 +281,7 @@ int control_snapshot(struct testfs *t, const struct node *n,
 	control_track(t, &snap->link, HANDLE_SNAPSHOT);
 	switch (n->control) {
 	case CONTROL_LOG:
+		testfs_correlate_sync(t);
 		snap->stream = true;
 		snap->start_pos = atomic_load(&t->log.clear_pos);
 		snap->next_pos = snap->start_pos;

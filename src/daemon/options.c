@@ -29,6 +29,8 @@ enum opt_id {
 	OPT_RMDIR,
 	OPT_READY_FD,
 	OPT_WATCH_PID,
+	OPT_TRACE,
+	OPT_NO_TRACE,
 	OPT_HELP,
 	OPT_VERSION,
 };
@@ -61,6 +63,8 @@ static const struct opt_desc opt_table[] = {
 	{ "rmdir", 0, OPT_RMDIR, false, false },
 	{ "ready-fd", 0, OPT_READY_FD, true, false },
 	{ "watch-pid", 0, OPT_WATCH_PID, true, false },
+	{ "trace", 0, OPT_TRACE, false, true },
+	{ "no-trace", 0, OPT_NO_TRACE, false, true },
 	{ "help", 'h', OPT_HELP, false, false },
 	{ "version", 'V', OPT_VERSION, false, false },
 };
@@ -295,6 +299,12 @@ static int apply(struct options *o, const struct opt_desc *d, const char *val,
 	case OPT_WATCH_PID:
 		return set_int(&o->watch_pid, what, val, 1, 4194304, err,
 			       errlen);
+	case OPT_TRACE:
+		o->trace = OPT_TRACE_REQUIRED;
+		return 0;
+	case OPT_NO_TRACE:
+		o->trace = OPT_TRACE_OFF;
+		return 0;
 	case OPT_HELP:
 		o->help = true;
 		return 0;
@@ -475,7 +485,7 @@ int options_load_config(struct options *o, const char *path, char *err,
 		if (!d || !d->in_config) {
 			ret = fail(
 				err, errlen,
-				"%s:%u: unknown key '%s' (expected file, ra-kb, max-pages, max-background, congestion-threshold, log, log-capacity, quiet or no-auto-unmount)",
+				"%s:%u: unknown key '%s' (expected file, ra-kb, max-pages, max-background, congestion-threshold, log, log-capacity, latency, rule, error, quiet, no-auto-unmount, trace or no-trace)",
 				path, lineno, key);
 			break;
 		}
@@ -525,8 +535,9 @@ void options_usage(FILE *f)
 	      "  --config PATH         read options from PATH: one 'key value' per line\n"
 	      "                        (keys: file, ra-kb, max-pages, max-background,\n"
 	      "                        congestion-threshold, log, log-capacity, latency,\n"
-	      "                        rule, error, quiet, no-auto-unmount; '#' starts a\n"
-	      "                        comment). Options after --config override it.\n"
+	      "                        rule, error, quiet, no-auto-unmount, trace,\n"
+	      "                        no-trace; '#' starts a comment). Options after\n"
+	      "                        --config override it.\n"
 	      "  Without any file: big.bin 256M stamp, small.bin 1M stamp, zero.bin 64M\n"
 	      "  zero, random.bin 64M random:1, huge.bin 1T stamp, dir/nested.bin 4M stamp.\n"
 	      "\n"
@@ -565,8 +576,18 @@ void options_usage(FILE *f)
 	      "                        (flushed when clear/mark is acknowledged and at\n"
 	      "                        unmount)\n"
 	      "  --log-capacity N      records kept in memory (16..2^30, rounded up to a\n"
-	      "                        power of two; default 1048576, 136 bytes each,\n"
+	      "                        power of two; default 1048576, 144 bytes each,\n"
 	      "                        paid for as used). Overflow is counted and reported\n"
+	      "\n"
+	      "Kernel correlation (the readahead:* and filemap:* tracepoints of this\n"
+	      "mount, in a tracefs instance of its own; needs root and tracefs):\n"
+	      "  --trace               require it: fail to start without it. Default: on\n"
+	      "                        when possible; if not, causes are 'unknown' and\n"
+	      "                        .testfs/config says why\n"
+	      "  --no-trace            do not trace\n"
+	      "  With it every read gets a cause (sync, async, readaround, forced,\n"
+	      "  single, direct) and its readahead window, and the log gets access\n"
+	      "  records (faults, read(2) lookups, fault-around).\n"
 	      "\n"
 	      "Process:\n"
 	      "  -f, --foreground      stay in the foreground (default: detach once the\n"

@@ -22,6 +22,9 @@ struct file_spec {
 };
 
 #define OPT_UNSET (-1)
+#define OPT_TRACE_AUTO 0
+#define OPT_TRACE_REQUIRED 1
+#define OPT_TRACE_OFF (-1)
 #define OPTIONS_DEFAULT_LOG_CAPACITY (1u << 20)
 /* The kernel's own defaults, used when a knob is not given. */
 #define KERNEL_DEFAULT_MAX_BACKGROUND 12
@@ -48,6 +51,8 @@ struct options {
 	bool version;
 	int ready_fd;
 	int64_t watch_pid;
+	/* --trace / --no-trace; default OPT_TRACE_AUTO (0). */
+	int trace;
 	/* --latency, --rule, --error, checked as they are parsed (NULL when
 	 * none was given). */
 	struct rule_set *rules;

@@ -17,6 +17,7 @@
 
 #include "../common/mountinfo.h"
 #include "../common/thread.h"
+#include "../correlate/correlate.h"
 #include "../ctl/control.h"
 #include "../slow/delay_queue.h"
 #include "knobs.h"
@@ -33,6 +34,49 @@ static void stop_serving(struct testfs *t)
 {
 	fuse_session_exit(t->se);
 	pthread_kill(serving_thread, SIGTERM);
+}
+
+static void writer_sync(void *arg)
+{
+	struct testfs *t = arg;
+
+	correlator_sync(t->corr, 1000);
+}
+
+/*
+ * Kernel correlation, after the last fork (the tracer has a thread) and
+ * once the device is known. Off is not an error unless --trace asked.
+ */
+static int start_tracing(struct testfs *t, dev_t dev)
+{
+	struct correlator_options co = { 0 };
+	struct correlator *c;
+	char why[256];
+
+	if (t->opts->trace == OPT_TRACE_OFF) {
+		snprintf(t->trace_why, sizeof(t->trace_why), "--no-trace");
+		atomic_store(&t->trace_decided, true);
+		return 0;
+	}
+	co.log = &t->log;
+	co.dev_major = major(dev);
+	co.dev_minor = minor(dev);
+	c = correlator_start(&co, why, sizeof(why));
+	pthread_mutex_lock(&t->ctl_lock);
+	t->corr = c;
+	if (!c)
+		snprintf(t->trace_why, sizeof(t->trace_why), "%s", why);
+	pthread_mutex_unlock(&t->ctl_lock);
+	atomic_store(&t->trace_decided, true);
+	if (c && t->writer)
+		log_writer_set_sync(t->writer, writer_sync, t);
+	return !c && t->opts->trace == OPT_TRACE_REQUIRED ? -1 : 0;
+}
+
+void testfs_correlate_sync(struct testfs *t)
+{
+	if (atomic_load(&t->trace_decided) && t->corr)
+		correlator_sync(t->corr, 1000);
 }
 
 /*
@@ -73,6 +117,11 @@ static void *ready_main(void *arg)
 	pthread_mutex_unlock(&t->ctl_lock);
 	if (warn[0])
 		startup_warn("%s", warn);
+	if (start_tracing(t, me.dev) != 0) {
+		startup_fail(1, "--trace: %s", t->trace_why);
+		stop_serving(t);
+		return NULL;
+	}
 	snprintf(
 		line, sizeof(line),
 		"%zu file%s at %s (bdi %s): read_ahead_kb %lld, max_pages %lld, max_background %lld, congestion_threshold %lld, log capacity %llu",
@@ -210,6 +259,13 @@ out_unmount:
 		startup_fail(1, "the mount ended before it was ready");
 	if (readying)
 		pthread_join(ready_th, NULL);
+	if (t->corr) {
+		if (t->writer)
+			log_writer_set_sync(t->writer, NULL, NULL);
+		correlator_sync(t->corr, 1000);
+		correlator_stop(t->corr);
+		t->corr = NULL;
+	}
 	if (watching) {
 		pthread_cancel(watch_th);
 		pthread_join(watch_th, NULL);

@@ -90,7 +90,16 @@ struct testfs {
 	 * skips the rules entirely until then. */
 	atomic_bool slow_active;
 	struct testfs_knobs knobs;
+
+	/* Kernel correlation: NULL when off, with the reason in trace_why
+	 * (set once by the ready thread, before the mount is announced). */
+	struct correlator *corr;
+	char trace_why[256];
+	atomic_bool trace_decided;
 };
+
+/* Attributes the reads so far (no-op without tracing). */
+void testfs_correlate_sync(struct testfs *t);
 
 extern const struct fuse_lowlevel_ops testfs_ops;
 

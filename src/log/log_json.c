@@ -6,6 +6,95 @@
 
 #include "../common/json.h"
 
+const char *log_cause_name(unsigned cause)
+{
+	static const char *const names[LOG_CAUSE_COUNT] = {
+		[LOG_CAUSE_UNKNOWN] = "unknown",
+		[LOG_CAUSE_SYNC] = "sync",
+		[LOG_CAUSE_ASYNC] = "async",
+		[LOG_CAUSE_READAROUND] = "readaround",
+		[LOG_CAUSE_FORCED] = "forced",
+		[LOG_CAUSE_SINGLE] = "single",
+		[LOG_CAUSE_DIRECT] = "direct",
+	};
+
+	return cause < LOG_CAUSE_COUNT ? names[cause] : "unknown";
+}
+
+const char *log_access_name(unsigned type)
+{
+	switch (type) {
+	case LOG_ACCESS_FAULT:
+		return "fault";
+	case LOG_ACCESS_READ:
+		return "read";
+	case LOG_ACCESS_MAP:
+		return "map";
+	default:
+		return "unknown";
+	}
+}
+
+static void add_page(struct strbuf *sb, const char *key, uint64_t page)
+{
+	if (page == LOG_NO_PAGE)
+		strbuf_addf(sb, ",\"%s\":null", key);
+	else
+		strbuf_addf(sb, ",\"%s\":%" PRIu64, key, page);
+}
+
+static void add_order(struct strbuf *sb, const char *key, int order)
+{
+	if (order < 0)
+		strbuf_addf(sb, ",\"%s\":null", key);
+	else
+		strbuf_addf(sb, ",\"%s\":%d", key, order);
+}
+
+/* The kernel's decision; only "cause" when it is unknown. */
+static void add_attr(struct strbuf *sb, const struct log_attr *a)
+{
+	strbuf_addf(sb, ",\"cause\":\"%s\"", log_cause_name(a->cause));
+	if (a->cause == LOG_CAUSE_UNKNOWN)
+		return;
+	if (a->window)
+		strbuf_addf(sb,
+			    ",\"window\":%" PRIu32 ",\"ra_start\":%" PRIu64
+			    ",\"ra_size\":%" PRIu32 ",\"ra_async\":%" PRIu32,
+			    a->window, a->ra_start, a->ra_size, a->ra_async);
+	if (a->window)
+		add_page(sb, "ra_marker", a->ra_marker);
+	if (a->ra_pages)
+		strbuf_addf(sb, ",\"ra_pages\":%" PRIu32, a->ra_pages);
+	if (a->cause == LOG_CAUSE_SYNC || a->cause == LOG_CAUSE_ASYNC ||
+	    a->cause == LOG_CAUSE_READAROUND)
+		strbuf_addf(sb, ",\"mmap_miss\":%u", a->mmap_miss);
+	add_page(sb, "trigger_page", a->trigger_page);
+	if (a->window) {
+		add_order(sb, "order", a->order);
+		add_order(sb, "alloc_order", a->alloc_order);
+	}
+	if (a->flags & LOG_ATTR_LATE)
+		strbuf_adds(sb, ",\"late\":true");
+}
+
+static void log_json_access(struct strbuf *sb, const struct log_record *rec,
+			    const char *file)
+{
+	strbuf_addf(sb, "{\"seq\":%" PRIu64 ",\"access\":\"%s\",\"file\":",
+		    rec->seq, log_access_name(rec->access.type));
+	json_add_cstring(sb, file ? file : "");
+	strbuf_addf(sb,
+		    ",\"ino\":%" PRIu64 ",\"page\":%" PRIu64
+		    ",\"pages\":%" PRIu64 ",\"t_ns\":%" PRIu64
+		    ",\"end_ns\":%" PRIu64 ",\"pid\":%" PRIu32
+		    ",\"events\":%" PRIu32 ",\"late\":%" PRIu32 "}\n",
+		    rec->access.ino, rec->access.first,
+		    rec->access.last - rec->access.first + 1, rec->t_ns,
+		    rec->access.end_ns, rec->access.pid, rec->access.events,
+		    rec->access.late);
+}
+
 void log_json_record(struct strbuf *sb, const struct log_record *rec,
 		     const char *file, uint32_t page_size)
 {
@@ -18,6 +107,10 @@ void log_json_record(struct strbuf *sb, const struct log_record *rec,
 		strbuf_addf(sb, ",\"t_ns\":%" PRIu64 "}\n", rec->t_ns);
 		return;
 	}
+	if (rec->kind == LOG_ACCESS) {
+		log_json_access(sb, rec, file);
+		return;
+	}
 	first = rec->read.off / page_size;
 	end = (rec->read.off + rec->read.len + page_size - 1) / page_size;
 	strbuf_addf(sb, "{\"seq\":%" PRIu64 ",\"file\":", rec->seq);
@@ -27,11 +120,13 @@ void log_json_record(struct strbuf *sb, const struct log_record *rec,
 		    ",\"page\":%" PRIu64 ",\"pages\":%" PRIu64
 		    ",\"t_ns\":%" PRIu64 ",\"done_ns\":%" PRIu64
 		    ",\"delay_ns\":%" PRIu64 ",\"pid\":%" PRIu32
-		    ",\"err\":%" PRId32 "%s}\n",
+		    ",\"err\":%" PRId32 "%s",
 		    rec->read.ino, rec->read.off, rec->read.len, first,
 		    end - first, rec->t_ns, rec->read.done_ns,
 		    rec->read.delay_ns, rec->read.pid, rec->read.err,
 		    rec->flags & LOG_FLAG_DIRECT ? ",\"direct\":true" : "");
+	add_attr(sb, &rec->read.attr);
+	strbuf_adds(sb, "}\n");
 }
 
 void log_json_lost(struct strbuf *sb, uint64_t first_seq, uint64_t count)

@@ -13,11 +13,20 @@
 
 /*
  * Appends @rec as one JSON object and a newline. @file is the name of the
- * file the record's inode serves (ignored for marks); @page_size converts
- * bytes into the page fields.
+ * file the record's inode serves (reads and accesses; ignored for marks);
+ * @page_size converts bytes into the page fields. A read ends with its
+ * cause and, when the cause is known, its window; an access record is
+ * {"seq", "access": "fault"|"read"|"map", "file", "ino", "page", "pages",
+ * "t_ns", "end_ns", "pid", "events", "late"}.
  */
 void log_json_record(struct strbuf *sb, const struct log_record *rec,
 		     const char *file, uint32_t page_size);
+
+/* "sync", "async", "readaround", "forced", "single", "direct", "unknown". */
+const char *log_cause_name(unsigned cause);
+
+/* "fault", "read", "map". */
+const char *log_access_name(unsigned type);
 
 /* Appends the line that stands for @count lost records from @first_seq. */
 void log_json_lost(struct strbuf *sb, uint64_t first_seq, uint64_t count);

@@ -12,12 +12,64 @@
 enum log_kind {
 	LOG_READ = 1,
 	LOG_MARK = 2,
+	LOG_ACCESS = 3, /* pages the kernel accessed (kernel correlation) */
 };
 
 #define LOG_MARK_MAX 103
 
 /* flags of a read: it came from an O_DIRECT open, not the page cache. */
 #define LOG_FLAG_DIRECT 0x1
+
+/* "No page" in the page fields of the attribution. */
+#define LOG_NO_PAGE UINT64_MAX
+
+/*
+ * Why the kernel sent a read, as the readahead and filemap tracepoints tell
+ * (src/correlate/). 0 is "unknown": tracing off, or no event explains it.
+ */
+enum log_cause {
+	LOG_CAUSE_UNKNOWN = 0,
+	LOG_CAUSE_SYNC,	      /* sync readahead on a miss */
+	LOG_CAUSE_ASYNC,      /* async readahead on a marker page */
+	LOG_CAUSE_READAROUND, /* mmap read-around on a fault */
+	LOG_CAUSE_FORCED,     /* readahead(2), fadvise/madvise WILLNEED */
+	LOG_CAUSE_SINGLE,     /* one page read without readahead */
+	LOG_CAUSE_DIRECT,     /* O_DIRECT: no page cache involved */
+	LOG_CAUSE_COUNT,
+};
+
+/* log_attr.flags */
+#define LOG_ATTR_LATE 0x1 /* an access waited on this read */
+
+/*
+ * The kernel's decision behind a read: the window it belongs to. Written
+ * by the correlator after the record is published (log_ring_attribute()),
+ * so readers see either all of it or none of it (cause 0).
+ */
+struct log_attr {
+	uint64_t ra_start;     /* first page of the window */
+	uint64_t ra_marker;    /* PG_readahead page, or LOG_NO_PAGE */
+	uint64_t trigger_page; /* faulting page / read offset, or LOG_NO_PAGE */
+	uint32_t window;       /* id of the kernel's batch; 0: none */
+	uint32_t ra_size;      /* pages of the window */
+	uint32_t ra_async;     /* async_size: lookahead pages */
+	uint32_t ra_pages;     /* the file's readahead maximum */
+	uint16_t mmap_miss;
+	uint8_t cause;	    /* enum log_cause */
+	int8_t order;	    /* folio order the window asked for; -1: none */
+	int8_t alloc_order; /* order of the folios allocated; -1: unknown */
+	uint8_t flags;	    /* LOG_ATTR_* */
+	uint16_t reserved;
+};
+
+_Static_assert(sizeof(struct log_attr) == 48, "attribution fills the spare");
+
+/* What an access record saw. */
+enum log_access_type {
+	LOG_ACCESS_FAULT = 1, /* filemap:mm_filemap_fault, one page */
+	LOG_ACCESS_READ = 2,  /* filemap:mm_filemap_get_pages, read(2) */
+	LOG_ACCESS_MAP = 3,   /* filemap:mm_filemap_map_pages, fault-around */
+};
 
 struct log_record {
 	uint64_t seq;  /* 1, 2, 3 ... since mount */
@@ -35,9 +87,24 @@ struct log_record {
 			uint32_t pid;
 			int32_t err; /* 0 or the errno answered */
 			uint32_t reserved2;
-			/* Room for the kernel attribution fields. */
-			uint64_t spare[6];
+			struct log_attr attr;
 		} read;
+		struct {
+			/*
+			 * Consecutive events of one task on one file, of one
+			 * type, touching adjacent pages, are one record.
+			 */
+			uint64_t ino;
+			uint64_t first; /* pages [first, last] */
+			uint64_t last;
+			uint64_t end_ns; /* time of the last event (t_ns: first)
+					  */
+			uint32_t pid;
+			uint16_t type; /* enum log_access_type */
+			uint16_t reserved;
+			uint32_t events; /* events merged into this record */
+			uint32_t late;	 /* events that waited on a read */
+		} access;
 		struct {
 			char text[LOG_MARK_MAX + 1]; /* NUL-terminated */
 		} mark;
@@ -62,8 +129,12 @@ struct log_bin_header {
 	uint64_t first_seq;   /* first seq since the last clear */
 	uint64_t next_seq;    /* seq the next record will get */
 	uint32_t page_size;
-	uint32_t reserved[3];
+	uint32_t flags; /* LOG_BIN_* */
+	uint32_t reserved[2];
 };
+
+/* log_bin_header.flags: the kernel tracer was on (causes are filled). */
+#define LOG_BIN_TRACED 0x1
 
 _Static_assert(sizeof(struct log_bin_header) == 64, "64-byte header");
 

@@ -73,15 +73,37 @@ enum log_read_result log_ring_read(struct log_ring *ring, uint64_t pos,
 				   struct log_record *out)
 {
 	struct log_slot *slot = &ring->slots[pos & ring->mask];
-	uint64_t s1, s2;
+	uint64_t s1, s2, a1, a2;
 
 	s1 = atomic_load_explicit(&slot->state, memory_order_acquire);
 	if (s1 != 2 * pos + 2)
 		return s1 > 2 * pos + 2 ? LOG_READ_LOST : LOG_READ_PENDING;
+	a1 = atomic_load_explicit(&slot->attr, memory_order_acquire);
 	memcpy(out, &slot->rec, sizeof(*out));
 	atomic_thread_fence(memory_order_acquire);
+	a2 = atomic_load_explicit(&slot->attr, memory_order_relaxed);
 	s2 = atomic_load_explicit(&slot->state, memory_order_relaxed);
-	return s1 == s2 ? LOG_READ_OK : LOG_READ_LOST;
+	if (s1 != s2)
+		return LOG_READ_LOST;
+	if (out->kind == LOG_READ && (a1 != pos + 1 || a2 != a1))
+		memset(&out->read.attr, 0, sizeof(out->read.attr));
+	return LOG_READ_OK;
+}
+
+int log_ring_attribute(struct log_ring *ring, uint64_t pos,
+		       const struct log_attr *a)
+{
+	struct log_slot *slot = &ring->slots[pos & ring->mask];
+
+	if (atomic_load_explicit(&slot->state, memory_order_acquire) !=
+	    2 * pos + 2)
+		return -ESTALE;
+	/* A sequence lock of its own: invalid while the bytes change. */
+	atomic_store_explicit(&slot->attr, 0, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+	memcpy(&slot->rec.read.attr, a, sizeof(*a));
+	atomic_store_explicit(&slot->attr, pos + 1, memory_order_release);
+	return 0;
 }
 
 uint64_t log_ring_walk_range(struct log_ring *ring, uint64_t from, uint64_t to,

@@ -25,6 +25,11 @@
 struct log_slot {
 	/* 2p + 1: position p being written; 2p + 2: p published. */
 	_Atomic uint64_t state;
+	/*
+	 * p + 1 when rec.read.attr holds the attribution of position p
+	 * (log_ring_attribute()); anything else: readers zero it.
+	 */
+	_Atomic uint64_t attr;
 	struct log_record rec;
 };
 
@@ -61,9 +66,28 @@ enum log_read_result {
 	LOG_READ_LOST,	  /* overwritten by a newer record */
 };
 
-/* Copies the record at @pos into @out. */
+/*
+ * Copies the record at @pos into @out. A read's attribution is copied only
+ * if it was written for this position and not changing meanwhile; else
+ * out->read.attr is zero (cause unknown).
+ */
 enum log_read_result log_ring_read(struct log_ring *ring, uint64_t pos,
 				   struct log_record *out);
+
+/*
+ * Writes (or rewrites) the attribution of the published read at @pos.
+ * One writer at a time (the correlator). Returns 0, or -ESTALE if @pos is
+ * no longer (or not yet) a published record.
+ */
+int log_ring_attribute(struct log_ring *ring, uint64_t pos,
+		       const struct log_attr *a);
+
+/* Whether @pos has an attribution written. */
+static inline int log_ring_attributed(struct log_ring *ring, uint64_t pos)
+{
+	return atomic_load_explicit(&ring->slots[pos & ring->mask].attr,
+				    memory_order_acquire) == pos + 1;
+}
 
 static inline uint64_t log_ring_head(struct log_ring *ring)
 {

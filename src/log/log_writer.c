@@ -22,6 +22,9 @@ struct log_writer {
 	uint32_t page_size;
 	log_name_fn name_of;
 	void *name_ctx;
+	/* Called before each drain (under lock): brings records up to date. */
+	void (*sync)(void *ctx);
+	void *sync_ctx;
 	int fd;
 	/* Serialises draining; the read path never takes it. */
 	pthread_mutex_t lock;
@@ -41,6 +44,8 @@ static void writer_visit(void *arg, const struct log_record *rec)
 
 	if (rec->kind == LOG_READ)
 		name = w->name_of(w->name_ctx, rec->read.ino);
+	else if (rec->kind == LOG_ACCESS)
+		name = w->name_of(w->name_ctx, rec->access.ino);
 	log_json_record(&w->buf, rec, name, w->page_size);
 }
 
@@ -73,9 +78,14 @@ static int drain_locked(struct log_writer *w)
 {
 	int err;
 
+	uint64_t to = log_ring_head(w->ring);
+
 	strbuf_reset(&w->buf);
-	w->cursor =
-		log_ring_walk(w->ring, w->cursor, writer_visit, writer_lost, w);
+	/* Records published before the sync have their final form. */
+	if (w->sync)
+		w->sync(w->sync_ctx);
+	w->cursor = log_ring_walk_range(w->ring, w->cursor, to, UINT64_MAX,
+					writer_visit, writer_lost, w);
 	if (w->buf.oom)
 		err = -ENOMEM;
 	else
@@ -153,6 +163,15 @@ int log_writer_flush(struct log_writer *w)
 	err = drain_locked(w);
 	pthread_mutex_unlock(&w->lock);
 	return err;
+}
+
+void log_writer_set_sync(struct log_writer *w, void (*sync)(void *ctx),
+			 void *ctx)
+{
+	pthread_mutex_lock(&w->lock);
+	w->sync = sync;
+	w->sync_ctx = ctx;
+	pthread_mutex_unlock(&w->lock);
 }
 
 uint64_t log_writer_lost(struct log_writer *w)

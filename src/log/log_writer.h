@@ -27,6 +27,13 @@ int log_writer_start(struct log_writer **out, struct log_ring *ring,
 /* Writes everything published so far; returns 0 or the write error. */
 int log_writer_flush(struct log_writer *w);
 
+/*
+ * Sets (or with NULL clears) a function called before each drain, such as
+ * the correlator's sync, so records are written with their attribution.
+ */
+void log_writer_set_sync(struct log_writer *w, void (*sync)(void *ctx),
+			 void *ctx);
+
 /* Records the writer had to give up on since it started. */
 uint64_t log_writer_lost(struct log_writer *w);
 

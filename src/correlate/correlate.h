@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The correlator: joins the kernel's readahead and filemap tracepoints
+ * (src/trace/) to the read log, so each FUSE_READ says why the kernel sent
+ * it, and records the pages the kernel accessed.
+ *
+ * How a read is attributed. The kernel traces its decision before it sends
+ * the reads, in the reading task (its pid is the FUSE request's pid):
+ *
+ *	[mm_filemap_fault]                     a fault (mmap)
+ *	[page_cache_sync_ra | page_cache_async_ra]  the decision's input
+ *	[page_cache_ra_order]                  the window decided
+ *	page_cache_ra_unbounded                one batch: pages allocated,
+ *	                                       then ->readahead() sends the
+ *	                                       FUSE_READs (split at max_pages
+ *	                                       and around cached pages)
+ *
+ * Each ra_unbounded (or ra_order without one: large folios) becomes a
+ * batch: a page range of one inode with a window id and the decision's
+ * fields. A read belongs to the newest batch of its inode that covers its
+ * first page and was traced before the read arrived. The cause comes from
+ * what the same task traced since its last batch:
+ *
+ *	async_ra                      -> async
+ *	sync_ra and ra_order          -> sync
+ *	sync_ra, one page, no order   -> single (readahead off, FMODE_RANDOM)
+ *	sync_ra, no order             -> sync (a small random read or
+ *	                                 MADV_SEQUENTIAL: exactly req_count)
+ *	ra_order alone                -> readaround (mmap fault)
+ *	nothing                       -> forced (readahead(2), WILLNEED)
+ *
+ * A read in no batch is `single` when its task faulted on its first page
+ * just before (MADV_RANDOM: the fault reads one folio, no readahead
+ * event), `direct` for O_DIRECT, else `unknown`.
+ *
+ * Timing: events reach the correlator a few ms late, in timestamp order.
+ * A read is attributed once an event later than its reply has been seen
+ * (every event before it is known then), or at correlator_sync().
+ *
+ * Accesses: faults, read(2) page-cache lookups and fault-around mappings
+ * become LOG_ACCESS records (consecutive events of one task on one file
+ * merged). An access is late when it waited on a read in flight: a fault
+ * between a read's arrival and its reply, or a read(2) whose lookup ended
+ * after a read that was sent before the task's previous access; the read
+ * gets LOG_ATTR_LATE.
+ */
+#ifndef TESTFS_CORRELATE_H
+#define TESTFS_CORRELATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../log/log_ring.h"
+
+struct correlator_options {
+	struct log_ring *log;
+	/* The mount's device. */
+	unsigned dev_major;
+	unsigned dev_minor;
+	/* tracefs directory; NULL to find (and mount) it. */
+	const char *tracefs;
+};
+
+struct correlator_stats {
+	uint64_t events;
+	uint64_t events_lost; /* dropped by the kernel */
+	uint64_t batches;
+	uint64_t windows;
+	uint64_t reads_by_cause[LOG_CAUSE_COUNT];
+	uint64_t access_records;
+	uint64_t access_events;
+	uint64_t late_accesses;
+	uint64_t late_reads;
+	uint64_t given_up; /* reads left unattributed: in flight too long */
+};
+
+struct correlator;
+
+/*
+ * Starts the tracer for the device and the correlation. NULL on failure,
+ * with the reason in @why (nothing is left behind then).
+ */
+struct correlator *correlator_start(const struct correlator_options *o,
+				    char *why, size_t whylen);
+
+/*
+ * Attributes every read published so far: waits (at most @timeout_ms) for
+ * the tracer to deliver the events already fired, then attributes and
+ * writes out the pending access records. Call before reading the log.
+ */
+void correlator_sync(struct correlator *c, int timeout_ms);
+
+/*
+ * The position up to which every record is attributed (records before it
+ * have their final attribution, apart from a later LATE flag).
+ */
+uint64_t correlator_done_pos(struct correlator *c);
+
+void correlator_get_stats(struct correlator *c, struct correlator_stats *st);
+
+/* The tracer's one-line description (instance, events, filters). */
+int correlator_describe(struct correlator *c, char *buf, size_t len);
+
+/* Stops tracing (removing the tracefs instance) and frees @c. */
+void correlator_stop(struct correlator *c);
+
+#endif
