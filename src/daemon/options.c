@@ -31,6 +31,7 @@ enum opt_id {
 	OPT_WATCH_PID,
 	OPT_TRACE,
 	OPT_NO_TRACE,
+	OPT_TRACEFS,
 	OPT_HELP,
 	OPT_VERSION,
 };
@@ -65,6 +66,7 @@ static const struct opt_desc opt_table[] = {
 	{ "watch-pid", 0, OPT_WATCH_PID, true, false },
 	{ "trace", 0, OPT_TRACE, false, true },
 	{ "no-trace", 0, OPT_NO_TRACE, false, true },
+	{ "tracefs", 0, OPT_TRACEFS, true, true },
 	{ "help", 'h', OPT_HELP, false, false },
 	{ "version", 'V', OPT_VERSION, false, false },
 };
@@ -112,6 +114,7 @@ void options_free(struct options *o)
 	free(o->files);
 	free(o->mountpoint);
 	free(o->log_path);
+	free(o->tracefs);
 	rules_free(o->rules);
 	options_init(o);
 }
@@ -305,6 +308,14 @@ static int apply(struct options *o, const struct opt_desc *d, const char *val,
 	case OPT_NO_TRACE:
 		o->trace = OPT_TRACE_OFF;
 		return 0;
+	case OPT_TRACEFS:
+		if (val[0] != '/')
+			return fail(err, errlen,
+				    "%s '%s': expected an absolute path", what,
+				    val);
+		free(o->tracefs);
+		o->tracefs = strdup(val);
+		return o->tracefs ? 0 : fail(err, errlen, "out of memory");
 	case OPT_HELP:
 		o->help = true;
 		return 0;
@@ -485,7 +496,7 @@ int options_load_config(struct options *o, const char *path, char *err,
 		if (!d || !d->in_config) {
 			ret = fail(
 				err, errlen,
-				"%s:%u: unknown key '%s' (expected file, ra-kb, max-pages, max-background, congestion-threshold, log, log-capacity, latency, rule, error, quiet, no-auto-unmount, trace or no-trace)",
+				"%s:%u: unknown key '%s' (expected file, ra-kb, max-pages, max-background, congestion-threshold, log, log-capacity, latency, rule, error, quiet, no-auto-unmount, trace, no-trace or tracefs)",
 				path, lineno, key);
 			break;
 		}
@@ -536,8 +547,8 @@ void options_usage(FILE *f)
 	      "                        (keys: file, ra-kb, max-pages, max-background,\n"
 	      "                        congestion-threshold, log, log-capacity, latency,\n"
 	      "                        rule, error, quiet, no-auto-unmount, trace,\n"
-	      "                        no-trace; '#' starts a comment). Options after\n"
-	      "                        --config override it.\n"
+	      "                        no-trace, tracefs; '#' starts a comment). Options\n"
+	      "                        after --config override it.\n"
 	      "  Without any file: big.bin 256M stamp, small.bin 1M stamp, zero.bin 64M\n"
 	      "  zero, random.bin 64M random:1, huge.bin 1T stamp, dir/nested.bin 4M stamp.\n"
 	      "\n"
@@ -585,6 +596,9 @@ void options_usage(FILE *f)
 	      "                        when possible; if not, causes are 'unknown' and\n"
 	      "                        .testfs/config says why\n"
 	      "  --no-trace            do not trace\n"
+	      "  --tracefs DIR         use the tracefs mounted at DIR. Default:\n"
+	      "                        /sys/kernel/tracing, else where /proc/mounts\n"
+	      "                        has one; mounted on /sys/kernel/tracing if none\n"
 	      "  With it every read gets a cause (sync, async, readaround, forced,\n"
 	      "  single, direct) and its readahead window, and the log gets access\n"
 	      "  records (faults, read(2) lookups, fault-around).\n"

@@ -53,6 +53,7 @@ struct options {
 	int64_t watch_pid;
 	/* --trace / --no-trace; default OPT_TRACE_AUTO (0). */
 	int trace;
+	char *tracefs; /* --tracefs DIR, or NULL */
 	/* --latency, --rule, --error, checked as they are parsed (NULL when
 	 * none was given). */
 	struct rule_set *rules;
