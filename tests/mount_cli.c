@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mount_harness.h"
 
@@ -51,6 +52,9 @@ static const struct bad_case bad_cases[] = {
 	{ { "--error", "pages=1-2,errno=EWHAT", "/mnt" }, "EWHAT" },
 	{ { "--error", "pages=1-2,errno=EIO,prob=1.5", "/mnt" }, "1.5" },
 	{ { "--error", "pages=1-2,errno=EIO,times=0", "/mnt" }, "times" },
+	{ { "--tracefs", "sys/kernel/tracing", "/mnt" }, "--tracefs" },
+	{ { "--tracefs" }, "--tracefs" },
+	{ { "--trace=yes", "/mnt" }, "--trace" },
 };
 
 Test(cli, bad_arguments_exit_2_naming_them, .timeout = 60)
@@ -97,6 +101,9 @@ Test(cli, help_documents_every_option)
 		"ufs4",
 		"rules clear",
 		"--watch-pid",
+		"--trace",
+		"--no-trace",
+		"--tracefs",
 		"--help",
 		"--version",
 		"stamp",
@@ -126,4 +133,26 @@ Test(cli, version)
 	cr_assert_eq(harness_run(argv, &out, 10), 0);
 	cr_assert_eq(strncmp(out, "testfs ", 7), 0, "%s", out);
 	free(out);
+}
+
+/* --trace is a requirement: without a usable tracefs the start fails. */
+Test(cli, trace_required_without_tracefs_fails_with_the_reason, .timeout = 30)
+{
+	char root[] = "/tmp/testfs-test.cli.XXXXXX";
+	const char *argv[] = { harness_bin(), "-f",   "--trace",
+			       "--tracefs",   "/tmp", "--file",
+			       "a.bin:1M",    NULL,   NULL };
+	char *out;
+	int status;
+
+	harness_require_fuse();
+	cr_assert_not_null(mkdtemp(root));
+	argv[7] = root;
+	status = harness_run(argv, &out, 20);
+	cr_expect_eq(status, 1, "exit %d: %s", status, out);
+	cr_expect_not_null(strstr(out, "--trace: /tmp is not a tracefs mount"),
+			   "%s", out);
+	cr_expect_not(harness_is_mounted(root));
+	free(out);
+	rmdir(root);
 }

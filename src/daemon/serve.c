@@ -248,6 +248,9 @@ int serve(struct testfs *t)
 	if (ret > 0)
 		ret = 0;
 	status = ret == 0 ? 0 : 1;
+	/* Start-up failed after mounting (the ready thread ended it). */
+	if (startup_failed())
+		status = startup_failed();
 	if (ret != 0 && !startup_done())
 		startup_fail(1, "the FUSE session failed: %s",
 			     strerror(ret < 0 ? -ret : ret));

@@ -13,6 +13,8 @@
 /* Messages on the pipe are lines: "W text", "R text" or "F status text". */
 static int report_fd = -1;
 static bool done;
+/* The status startup_fail() was given; 0 if it was not called. */
+static int failed_status;
 
 static void send_line(char kind, int status, const char *text)
 {
@@ -165,6 +167,7 @@ void startup_fail(int status, const char *fmt, ...)
 		return;
 	}
 	done = true;
+	failed_status = status;
 	send_line('F', status, text);
 	if (report_fd >= 0) {
 		close(report_fd);
@@ -175,4 +178,9 @@ void startup_fail(int status, const char *fmt, ...)
 bool startup_done(void)
 {
 	return done;
+}
+
+int startup_failed(void)
+{
+	return failed_status;
 }

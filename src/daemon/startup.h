@@ -27,4 +27,7 @@ void startup_fail(int status, const char *fmt, ...)
 /* True once startup_ready() or startup_fail() was called. */
 bool startup_done(void);
 
+/* The status startup_fail() was called with, or 0. */
+int startup_failed(void);
+
 #endif
