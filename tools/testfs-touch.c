@@ -16,6 +16,7 @@
 
 #include "common/parse.h"
 #include "ctl/control.h"
+#include "log/log_json.h"
 #include "log/log_record.h"
 
 #define PAGE 4096ull
@@ -287,6 +288,33 @@ static int touch(const struct args *a)
 	return 0;
 }
 
+/* "readaround at page 1024: window [896, 1151] (256 pages), lookahead 64
+ * from page 1088" */
+static void print_window(const struct log_attr *w)
+{
+	static const char *const how[] = {
+		[LOG_CAUSE_SYNC] = "sync readahead on a miss at page",
+		[LOG_CAUSE_ASYNC] = "async readahead on the marker at page",
+		[LOG_CAUSE_READAROUND] = "read-around the fault at page",
+		[LOG_CAUSE_FORCED] =
+			"forced readahead (readahead/WILLNEED) at page",
+		[LOG_CAUSE_SINGLE] = "single page, no readahead, at page",
+	};
+
+	if (w->cause >= LOG_CAUSE_DIRECT || !how[w->cause]) {
+		printf("  %s\n", log_cause_name(w->cause));
+		return;
+	}
+	printf("  %s %llu: window [%llu, %llu] (%u pages)", how[w->cause],
+	       (unsigned long long)w->trigger_page,
+	       (unsigned long long)w->ra_start,
+	       (unsigned long long)w->ra_start + w->ra_size - 1, w->ra_size);
+	if (w->ra_marker != LOG_NO_PAGE)
+		printf(", next marker at page %llu",
+		       (unsigned long long)w->ra_marker);
+	printf("%s\n", w->flags & LOG_ATTR_LATE ? ", late" : "");
+}
+
 static int report(const struct args *a, const char *root)
 {
 	uint64_t ino, last = a->first + a->count - 1, before = 0, after = 0;
@@ -295,6 +323,9 @@ static int report(const struct args *a, const char *root)
 	struct log_bin_header hdr;
 	char path[PATH_MAX + 32];
 	struct log_record rec;
+	struct log_attr win[9];
+	uint64_t nwin = 0, unknown = 0;
+	uint32_t cur_win = 0;
 	struct stat st;
 	int first = 1;
 	FILE *f;
@@ -326,6 +357,14 @@ static int report(const struct args *a, const char *root)
 			       (unsigned long long)n);
 		else if (nreq == 8)
 			printf(" ...");
+		if (rec.read.attr.cause == LOG_CAUSE_UNKNOWN)
+			unknown++;
+		else if (rec.read.attr.window != cur_win ||
+			 !rec.read.attr.window) {
+			cur_win = rec.read.attr.window;
+			win[nwin < 8 ? nwin : 8] = rec.read.attr;
+			nwin++;
+		}
 		last_p = p;
 		last_n = n;
 		nreq++;
@@ -352,6 +391,19 @@ static int report(const struct args *a, const char *root)
 		       (unsigned long long)ext_end - 1,
 		       (unsigned long long)before, (unsigned long long)after);
 	printf("\n");
+	if (nwin) {
+		uint64_t i;
+
+		printf("why (kernel tracepoints, %llu decision%s):\n",
+		       (unsigned long long)nwin, nwin == 1 ? "" : "s");
+		for (i = 0; i < nwin && i < 9; i++) {
+			if (i == 8 && nwin > 9)
+				printf("  ...\n");
+			print_window(&win[i]);
+		}
+	} else if (unknown) {
+		printf("why: unknown (no kernel tracing; .testfs/config says why)\n");
+	}
 	if (hdr.lost)
 		printf("WARNING: the log lost %llu records\n",
 		       (unsigned long long)hdr.lost);
