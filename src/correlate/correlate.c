@@ -756,16 +756,26 @@ struct correlator *correlator_start(const struct correlator_options *o,
 void correlator_sync(struct correlator *c, int timeout_ms)
 {
 	uint64_t now;
+	bool flushed;
 	unsigned i;
 
 	if (!c)
 		return;
 	now = clock_now_ns();
-	tracer_flush(c->tracer, timeout_ms);
+	/*
+	 * Every read answered before @now had its events fired before it;
+	 * once they are delivered, all of them can be attributed. If the
+	 * tracer is late, only those answered before its last event are:
+	 * the others wait for the next event or sync rather than being
+	 * called unknown for good.
+	 */
+	flushed = tracer_flush(c->tracer, timeout_ms) == 0;
 	pthread_mutex_lock(&c->lock);
-	if (now > c->limit)
+	if (flushed && now > c->limit)
 		c->limit = now;
-	sweep(c, now, true);
+	else if (!flushed)
+		c->st.flush_timeouts++;
+	sweep(c, c->limit, false);
 	for (i = 0; i < PID_SLOTS; i++)
 		pend_close_all(c, &c->pids[i]);
 	pend_write(c, true);

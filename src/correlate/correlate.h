@@ -72,6 +72,7 @@ struct correlator_stats {
 	uint64_t late_accesses;
 	uint64_t late_reads;
 	uint64_t given_up; /* reads left unattributed: in flight too long */
+	uint64_t flush_timeouts; /* syncs that found the tracer behind */
 };
 
 struct correlator;
