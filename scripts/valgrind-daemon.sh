@@ -47,6 +47,13 @@ echo "mark valgrind" > "$mnt/.testfs/ctl"
 echo "drop-cache" > "$mnt/.testfs/ctl"
 echo "bogus" > "$mnt/.testfs/ctl" 2>/dev/null || true
 for f in log log.bin config stats error; do cat "$mnt/.testfs/$f" >/dev/null; done
+# As root the kernel correlation runs too, and must have explained reads.
+if [ "$(id -u)" = 0 ]; then
+	grep -q '"trace":{"on":true' "$mnt/.testfs/config" ||
+		{ echo "valgrind: tracing is off: $(grep -o '"trace":{[^}]*}' "$mnt/.testfs/config")" >&2; exit 1; }
+	grep -q '"cause":"async"' "$mnt.jsonl" ||
+		{ echo "valgrind: no read was attributed" >&2; exit 1; }
+fi
 ls -laR "$mnt" >/dev/null
 
 kill -TERM "$pid"
