@@ -86,6 +86,12 @@ struct testfs_config {
 	const char *const *extra_args;
 	/** Limit for start-up and for stopping, in ms; 0: 10000. */
 	unsigned timeout_ms;
+	/**
+	 * Kernel tracing: 0 the daemon's default (on when root and tracefs
+	 * allow it), 1 passes --trace (required: the start fails without
+	 * it), -1 passes --no-trace (off). Any other value: -EINVAL.
+	 */
+	int trace;
 };
 
 /**
@@ -193,6 +199,17 @@ int testfs_clear_rules(struct testfs *fs);
  */
 int testfs_settle(struct testfs *fs, unsigned timeout_ms);
 
+/**
+ * Whether the daemon traces the kernel (causes, windows, accesses), from
+ * the "trace" object of MOUNT/.testfs/config. When it does not, the
+ * reason (e.g. "not root" or "--no-trace"; "daemon does not report
+ * tracing" for a daemon without kernel correlation) is copied to @why if
+ * non-NULL (@whylen bytes, cut to fit).
+ *
+ * @return 1 on, 0 off, or -errno (-EPROTO for a config it cannot parse).
+ */
+int testfs_tracing(struct testfs *fs, char *why, size_t whylen);
+
 /* ------------------------------------------------------------------ */
 /* The log                                                             */
 /* ------------------------------------------------------------------ */
@@ -201,6 +218,38 @@ enum testfs_record_kind {
 	TESTFS_RECORD_READ = 1,
 	TESTFS_RECORD_MARK = 2,
 };
+
+/** "No page": the value of page fields that do not apply. */
+#define TESTFS_NO_PAGE UINT64_MAX
+
+/**
+ * Why the kernel sent a read (kernel correlation: the daemon follows the
+ * readahead and filemap tracepoints of its mount; needs root and tracefs,
+ * see testfs_tracing()).
+ */
+enum testfs_cause {
+	/** Tracing off, or no kernel event explains the read. */
+	TESTFS_CAUSE_UNKNOWN = 0,
+	/** Synchronous readahead on a miss (page_cache_sync_ra). */
+	TESTFS_CAUSE_SYNC,
+	/** Asynchronous readahead on a PG_readahead marker page. */
+	TESTFS_CAUSE_ASYNC,
+	/** mmap read-around on a fault (window centred on the fault). */
+	TESTFS_CAUSE_READAROUND,
+	/** readahead(2), fadvise or madvise WILLNEED. */
+	TESTFS_CAUSE_FORCED,
+	/** One page read without readahead (MADV_RANDOM, ra off). */
+	TESTFS_CAUSE_SINGLE,
+	/** An O_DIRECT read: no page cache, no readahead. */
+	TESTFS_CAUSE_DIRECT,
+};
+
+/**
+ * The cause's name as the JSON log writes it: "sync", "async",
+ * "readaround", "forced", "single", "direct"; "unknown" for
+ * TESTFS_CAUSE_UNKNOWN and any value out of range. Never NULL.
+ */
+const char *testfs_cause_name(enum testfs_cause cause);
 
 /** One FUSE_READ (or mark) the daemon recorded. */
 struct testfs_record {
@@ -228,6 +277,47 @@ struct testfs_record {
 	bool direct;
 	/** The mark's text (marks); NULL for reads. */
 	const char *mark;
+
+	/*
+	 * Kernel correlation (reads), filled when the cause is known. With
+	 * TESTFS_CAUSE_UNKNOWN: window and the ra_* counts 0, ra_marker and
+	 * trigger_page TESTFS_NO_PAGE, folio_order and alloc_order -1, late
+	 * false.
+	 */
+
+	/** Why the kernel sent it. */
+	enum testfs_cause cause;
+	/**
+	 * The kernel batch (window) it belongs to: the reads one readahead
+	 * decision was split into share this id. 0: none.
+	 */
+	uint32_t window;
+	/** The window: first page, size, async (lookahead) size. */
+	uint64_t ra_start;
+	uint32_t ra_size;
+	uint32_t ra_async;
+	/** The PG_readahead marker page, or TESTFS_NO_PAGE. */
+	uint64_t ra_marker;
+	/** The file's readahead maximum (read_ahead_kb in pages). */
+	uint32_t ra_pages;
+	/** The file's mmap_miss counter at the decision. */
+	uint32_t mmap_miss;
+	/**
+	 * The access that caused it: the faulting page, the page read(2)
+	 * missed, the marker page hit, the readahead(2) offset;
+	 * TESTFS_NO_PAGE if none.
+	 */
+	uint64_t trigger_page;
+	/** Folio order the window asked for; -1 if none was traced. */
+	int folio_order;
+	/**
+	 * Order of the folios the kernel allocated for it; -1 unknown.
+	 * 0 when the window went through page_cache_ra_unbounded(), which
+	 * is every window of a file system without large folios.
+	 */
+	int alloc_order;
+	/** An access waited on this read while it was in flight. */
+	bool late;
 };
 
 /** A snapshot of the log since the last clear. */
@@ -243,7 +333,10 @@ int testfs_log_snapshot(struct testfs *fs, struct testfs_log **out);
 
 void testfs_log_free(struct testfs_log *log);
 
-/** Records in the snapshot (reads and marks). */
+/**
+ * Records in the snapshot: reads and marks (access records are apart, see
+ * testfs_log_access_count()).
+ */
 size_t testfs_log_count(const struct testfs_log *log);
 
 /** Record @i (0-based), or NULL past the end. */
@@ -256,6 +349,13 @@ const struct testfs_record *testfs_log_at(const struct testfs_log *log,
  * below unreliable; the Criterion assertions fail on it.
  */
 uint64_t testfs_log_lost(const struct testfs_log *log);
+
+/**
+ * Whether the daemon was tracing the kernel when the snapshot was taken
+ * (the TRACED flag of log.bin's header): causes, windows and accesses are
+ * filled only then.
+ */
+bool testfs_log_traced(const struct testfs_log *log);
 
 /** The reads of file @name in the snapshot. */
 size_t testfs_log_requests(const struct testfs_log *log, const char *name);
@@ -351,6 +451,186 @@ int64_t testfs_log_outside(const struct testfs_log *log, const char *name,
 int testfs_log_never_fetched(const struct testfs_log *log, const char *name,
 			     const struct testfs_extents *accessed,
 			     struct testfs_extents *out);
+
+/* ------------------------------------------------------------------ */
+/* Kernel correlation: accesses, windows, usage, histograms            */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The daemon follows the kernel's readahead and filemap tracepoints of its
+ * mount (root and tracefs; testfs_tracing() says whether it does and why
+ * not), gives every read its cause and window (struct testfs_record) and
+ * records the pages the kernel accessed. Without tracing a snapshot has no
+ * accesses and no windows, and every cause is unknown. Like the set
+ * queries, everything here works on page ranges, never page by page.
+ */
+
+/** How an access was seen. */
+enum testfs_access_type {
+	/** A page fault on a mapping (filemap:mm_filemap_fault). */
+	TESTFS_ACCESS_FAULT = 1,
+	/** A read(2)-style page-cache lookup (mm_filemap_get_pages). */
+	TESTFS_ACCESS_READ = 2,
+	/** Pages mapped by fault-around (mm_filemap_map_pages). */
+	TESTFS_ACCESS_MAP = 3,
+};
+
+/**
+ * Pages the kernel accessed: consecutive events of one task on one file,
+ * of one type and on adjacent pages, merged.
+ */
+struct testfs_access {
+	/** File name relative to the mount ("" if the daemon lists none). */
+	const char *file;
+	/** Pages [first, last]. */
+	uint64_t first;
+	uint64_t last;
+	enum testfs_access_type type;
+	uint32_t pid;
+	/** CLOCK_MONOTONIC of the first and of the last event merged. */
+	uint64_t t_ns;
+	uint64_t end_ns;
+	/** Events merged, and how many of them waited on a read. */
+	uint32_t events;
+	uint32_t late;
+};
+
+/**
+ * Access records in the snapshot (none without tracing). They are kept
+ * apart from the reads and marks: testfs_log_count() does not count them.
+ */
+size_t testfs_log_access_count(const struct testfs_log *log);
+
+/**
+ * Access record @i (0-based, ordered by t_ns), or NULL past the end. It
+ * belongs to @log.
+ */
+const struct testfs_access *testfs_log_access_at(const struct testfs_log *log,
+						 size_t i);
+
+/**
+ * One kernel readahead decision and the reads it became: the reads of the
+ * snapshot that share a window id (unique per mount). The decision's
+ * fields are those of its first read.
+ */
+struct testfs_window {
+	/** The window id (never 0). */
+	uint32_t id;
+	const char *file;
+	enum testfs_cause cause;
+	/**
+	 * As in struct testfs_record: trigger_page; start, size, async_size
+	 * and marker are ra_start, ra_size, ra_async and ra_marker.
+	 */
+	uint64_t trigger_page;
+	uint64_t start;
+	uint32_t size;
+	uint32_t async_size;
+	uint64_t marker;
+	uint32_t ra_pages;
+	uint32_t mmap_miss;
+	int folio_order;
+	/** The first alloc_order of its reads that is known; -1: none. */
+	int alloc_order;
+	/**
+	 * The reads: how many, the seq of the first, the span of the pages
+	 * they asked for, [first_page, last_page], and the sum of their
+	 * pages (reads the daemon answered with an error included).
+	 */
+	size_t requests;
+	uint64_t first_seq;
+	uint64_t first_page;
+	uint64_t last_page;
+	uint64_t pages;
+	/** When the first read arrived. */
+	uint64_t t_ns;
+	/** Some access waited on one of its reads. */
+	bool late;
+};
+
+/**
+ * Windows in the snapshot, in the order their first read arrived
+ * (computed once, when the snapshot is taken). 0 without tracing.
+ */
+size_t testfs_log_window_count(const struct testfs_log *log);
+
+/** Window @i (0-based), or NULL past the end. It belongs to @log. */
+const struct testfs_window *testfs_log_window_at(const struct testfs_log *log,
+						 size_t i);
+
+/**
+ * The window that fetched page @page of file @name into the page cache:
+ * of the reads that contain the page, are neither O_DIRECT nor answered
+ * with an error, and have a window, the last one's window (for a page
+ * fetched twice, the second fetch).
+ *
+ * @return the window (it belongs to @log), or NULL if there is no such
+ *	   read (the page was never fetched, tracing was off, or only reads
+ *	   of unknown cause fetched it).
+ */
+const struct testfs_window *testfs_log_window_of(const struct testfs_log *log,
+						 const char *name,
+						 uint64_t page);
+
+/**
+ * Per file: what was fetched, accessed, wasted and late. Page counts
+ * count a page once however often it was fetched or accessed.
+ */
+struct testfs_usage {
+	/** Pages fetched: as testfs_log_fetched() (no O_DIRECT, no errors). */
+	uint64_t fetched;
+	/** Pages accessed: the union of the FAULT and READ accesses. */
+	uint64_t accessed;
+	/** Pages mapped by fault-around (MAP) and not accessed. */
+	uint64_t mapped;
+	/** Fetched and neither accessed nor mapped: wasted readahead. */
+	uint64_t wasted;
+	/** The sum of the accesses' late counts: accesses that waited. */
+	uint64_t late_accesses;
+	/** Reads an access waited on (testfs_record.late), as fetched. */
+	uint64_t late_reads;
+};
+
+/**
+ * Computes @out for file @name. If @wasted is non-NULL, it receives the
+ * wasted pages (emptied first). Without tracing only @out->fetched is
+ * filled: with no accesses recorded, nothing can be called wasted.
+ *
+ * @return 0, -EINVAL (a NULL @log, @name or @out), -ENOENT (the daemon
+ *	   does not serve @name and no record mentions it) or -ENOMEM.
+ */
+int testfs_log_usage(const struct testfs_log *log, const char *name,
+		     struct testfs_usage *out, struct testfs_extents *wasted);
+
+/** Buckets of the histograms. */
+#define TESTFS_HIST_BUCKETS 16
+
+/**
+ * Request sizes and folio orders. request_pages[i] counts reads of 2^i to
+ * 2^(i+1) - 1 pages (every read with pages, as testfs_log_requests()
+ * counts them); order_asked[i] counts windows whose page_cache_ra_order
+ * asked for folio order i; order_allocated[i] windows whose folios were
+ * allocated at order i (see testfs_record.alloc_order); *_unknown the
+ * windows without it. The last bucket also counts everything larger.
+ */
+struct testfs_histograms {
+	uint64_t request_pages[TESTFS_HIST_BUCKETS];
+	uint64_t order_asked[TESTFS_HIST_BUCKETS];
+	uint64_t order_asked_unknown;
+	uint64_t order_allocated[TESTFS_HIST_BUCKETS];
+	uint64_t order_allocated_unknown;
+};
+
+/**
+ * Fills @out (zeroed first) with the histograms of file @name, or of every
+ * file if @name is NULL. The order histograms are empty without tracing.
+ * On kernels where FUSE uses only order-0 folios, order_allocated[0] holds
+ * every window: the histogram says so rather than guessing.
+ *
+ * @return 0, or -EINVAL for a NULL @log or @out.
+ */
+int testfs_log_histograms(const struct testfs_log *log, const char *name,
+			  struct testfs_histograms *out);
 
 /* ------------------------------------------------------------------ */
 /* Client helpers                                                      */
@@ -485,6 +765,37 @@ int testfs_check_touched_plus(const struct testfs_log *log, const char *name,
  */
 int testfs_check_consistent(struct testfs *fs, const struct testfs_log *log,
 			    const char *name, uint64_t max_pages, char **why);
+
+/**
+ * The window that fetched page @page of @name (testfs_log_window_of()) has
+ * cause @cause and, unless @start is TESTFS_NO_PAGE, starts at page
+ * @start (its ra_start). Fails too when the log was not traced or no
+ * window fetched the page. The explanation lists the windows of @name
+ * around the page: id, cause, trigger, start+size, async size, marker and
+ * the pages fetched.
+ */
+int testfs_check_window(const struct testfs_log *log, const char *name,
+			uint64_t page, enum testfs_cause cause, uint64_t start,
+			char **why);
+
+/**
+ * At least one read of @name overlaps [@first, @last], and every read of
+ * @name that does (O_DIRECT and failed reads included) has cause @cause.
+ * Fails too when the log was not traced. The explanation lists the reads
+ * with another cause and their windows.
+ *
+ * @return as the other checks; -EINVAL if @first > @last.
+ */
+int testfs_check_cause(const struct testfs_log *log, const char *name,
+		       uint64_t first, uint64_t last, enum testfs_cause cause,
+		       char **why);
+
+/**
+ * The daemon traced the kernel when @log was taken; the explanation gives
+ * the daemon's reason when it did not (kernel correlation needs root and
+ * tracefs). Lost records do not matter here.
+ */
+int testfs_check_traced(const struct testfs_log *log, char **why);
 
 #ifdef __cplusplus
 }

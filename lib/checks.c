@@ -32,14 +32,7 @@ static const char *plural(uint64_t n)
 	return n == 1 ? "" : "s";
 }
 
-static bool is_read_of(const struct testfs_record *r, const char *name)
-{
-	return r->kind == TESTFS_RECORD_READ && r->file &&
-	       strcmp(r->file, name) == 0;
-}
-
-/* Hands @sb to the caller as *@why: 1 (the check failed) or -ENOMEM. */
-static int fail_with(struct strbuf *sb, char **why)
+int lib_check_fail(struct strbuf *sb, char **why)
 {
 	char *s;
 
@@ -57,8 +50,7 @@ static int fail_with(struct strbuf *sb, char **why)
 	return 1;
 }
 
-static int check_start(const struct testfs_log *log, const char *name,
-		       char **why)
+int lib_check_start(const struct testfs_log *log, const char *name, char **why)
 {
 	struct strbuf sb = STRBUF_INIT;
 
@@ -72,7 +64,7 @@ static int check_start(const struct testfs_log *log, const char *name,
 		    "%s: the log lost %" PRIu64
 		    " record%s; raise --log-capacity",
 		    name, log->lost, plural(log->lost));
-	return fail_with(&sb, why);
+	return lib_check_fail(&sb, why);
 }
 
 /* " (N pages in M requests)" after an observed extent list. */
@@ -113,7 +105,7 @@ int testfs_check_within(const struct testfs_log *log, const char *name,
 	int64_t n;
 	int err;
 
-	err = check_start(log, name, why);
+	err = lib_check_start(log, name, why);
 	if (err)
 		return err;
 	n = testfs_log_outside(log, name, first, last, &before, &after);
@@ -137,7 +129,7 @@ int testfs_check_within(const struct testfs_log *log, const char *name,
 		    first, last, first, last);
 	add_observed(&sb, log, name, &fetched);
 	testfs_extents_free(&fetched);
-	return fail_with(&sb, why);
+	return lib_check_fail(&sb, why);
 }
 
 int testfs_check_fetched(const struct testfs_log *log, const char *name,
@@ -150,7 +142,7 @@ int testfs_check_fetched(const struct testfs_log *log, const char *name,
 	struct list l;
 	int err;
 
-	err = check_start(log, name, why);
+	err = lib_check_start(log, name, why);
 	if (err)
 		return err;
 	if (!expected)
@@ -184,7 +176,7 @@ int testfs_check_fetched(const struct testfs_log *log, const char *name,
 				  expected->v[expected->n - 1].last);
 	}
 	if (!err)
-		err = fail_with(&sb, why);
+		err = lib_check_fail(&sb, why);
 out:
 	strbuf_free(&sb);
 	testfs_extents_free(&fetched);
@@ -204,7 +196,7 @@ int testfs_check_touched_plus(const struct testfs_log *log, const char *name,
 	struct list l;
 	int err;
 
-	err = check_start(log, name, why);
+	err = lib_check_start(log, name, why);
 	if (err)
 		return err;
 	if (!touched)
@@ -242,7 +234,7 @@ int testfs_check_touched_plus(const struct testfs_log *log, const char *name,
 				  touched->v[touched->n - 1].last);
 	}
 	if (!err)
-		err = fail_with(&sb, why);
+		err = lib_check_fail(&sb, why);
 out:
 	strbuf_free(&sb);
 	testfs_extents_free(&fetched);
@@ -267,7 +259,7 @@ static void check_request_sizes(struct strbuf *sb, const struct testfs_log *log,
 	for (i = 0; i < log->count; i++) {
 		const struct testfs_record *r = &log->recs[i];
 
-		if (!is_read_of(r, name) || r->pages <= max_pages)
+		if (!lib_is_read_of(r, name) || r->pages <= max_pages)
 			continue;
 		over++;
 		if (!big || r->pages > big->pages)
@@ -297,7 +289,7 @@ int testfs_check_consistent(struct testfs *fs, const struct testfs_log *log,
 	struct list l, m;
 	int err;
 
-	err = check_start(log, name, why);
+	err = lib_check_start(log, name, why);
 	if (err)
 		return err;
 	if (!fs)
@@ -358,7 +350,7 @@ int testfs_check_consistent(struct testfs *fs, const struct testfs_log *log,
 	if (max_pages)
 		check_request_sizes(&sb, log, name, max_pages);
 	if (sb.len || sb.oom)
-		err = fail_with(&sb, why);
+		err = lib_check_fail(&sb, why);
 out:
 	strbuf_free(&sb);
 	testfs_extents_free(&fetched);

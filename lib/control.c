@@ -254,3 +254,41 @@ int testfs_clear_rules(struct testfs *fs)
 {
 	return fs ? testfs_ctl(fs, "rules clear", NULL, 0) : -EINVAL;
 }
+
+char *lib_trace_why(const struct trace_state *tr)
+{
+	if (tr->why && *tr->why)
+		return strdup(tr->why);
+	if (tr->on < 0)
+		return strdup("daemon does not report tracing");
+	if (tr->on == 0)
+		return strdup("the daemon gives no reason");
+	return strdup("the daemon was not tracing when the log was read");
+}
+
+int testfs_tracing(struct testfs *fs, char *why, size_t whylen)
+{
+	struct trace_state tr;
+	char *text;
+	int err;
+
+	if (why && whylen)
+		why[0] = '\0';
+	if (!fs)
+		return -EINVAL;
+	err = lib_read_config(fs, NULL, &tr);
+	if (err)
+		return err;
+	if (tr.on > 0) {
+		free(tr.why);
+		return 1;
+	}
+	text = lib_trace_why(&tr);
+	free(tr.why);
+	if (!text)
+		return -ENOMEM;
+	if (why && whylen)
+		snprintf(why, whylen, "%s", text);
+	free(text);
+	return 0;
+}

@@ -150,6 +150,8 @@ static int check_config(const struct testfs_config *cfg)
 		return -EINVAL;
 	if (cfg->daemon && !*cfg->daemon)
 		return -EINVAL;
+	if (cfg->trace < -1 || cfg->trace > 1)
+		return -EINVAL;
 	for (i = 0; cfg->files && cfg->files[i]; i++)
 		if (!*cfg->files[i])
 			return -EINVAL;
@@ -243,8 +245,8 @@ static int build_argv(const struct testfs_config *cfg, const char *daemon,
 	const char **argv;
 
 	/* 8 fixed, 2 per file and rule, 2 per knob (5), --log, --latency,
-	 * mountpoint, NULL. */
-	argv = calloc(24 + 2 * (nfiles + nrules + nerrors) + nextra,
+	 * --[no-]trace, mountpoint, NULL. */
+	argv = calloc(25 + 2 * (nfiles + nrules + nerrors) + nextra,
 		      sizeof(*argv));
 	if (!argv)
 		return -ENOMEM;
@@ -300,6 +302,8 @@ static int build_argv(const struct testfs_config *cfg, const char *daemon,
 		argv[n++] = "--latency";
 		argv[n++] = cfg->latency;
 	}
+	if (cfg->trace)
+		argv[n++] = cfg->trace > 0 ? "--trace" : "--no-trace";
 	for (i = 0; i < nrules; i++) {
 		argv[n++] = "--rule";
 		argv[n++] = cfg->rules[i];

@@ -42,12 +42,28 @@ struct testfs {
 };
 
 struct testfs_log {
+	/* Reads and marks, in seq order. */
 	struct testfs_record *recs;
 	size_t count;
 	uint64_t lost;
 	/* Storage the records' file and mark pointers point into. */
 	char **strings;
 	size_t nstrings;
+	/* Kernel correlation: the header said the tracer was on. */
+	bool traced;
+	/* Why the daemon does not trace (.testfs/config), or NULL. */
+	char *trace_why;
+	/* The files the daemon serves (file pointers into strings). */
+	const char **files;
+	size_t nfiles;
+	/* Access records, sorted by t_ns. */
+	struct testfs_access *access;
+	size_t naccess;
+	/* Windows, by first seq (lib_index_windows()). */
+	struct testfs_window *windows;
+	size_t nwindows;
+	/* Indices into windows, sorted by id. */
+	size_t *window_by_id;
 };
 
 /* File names by inode number, from .testfs/config (lib/names.c). */
@@ -62,11 +78,26 @@ struct name_table {
 	size_t cap;
 };
 
-/* Reads the "files" of .testfs/config into @t (emptied first). */
-int lib_read_names(struct testfs *fs, struct name_table *t);
+/* What .testfs/config says about the kernel tracer. */
+struct trace_state {
+	/* 1 on, 0 off, -1 the daemon does not say (no "trace" object). */
+	int on;
+	/* Why it is off (malloc'd), or NULL. */
+	char *why;
+};
+
+/*
+ * Reads .testfs/config: its "files" into @t (emptied first) and its
+ * "trace" object into @tr; either may be NULL.
+ */
+int lib_read_config(struct testfs *fs, struct name_table *t,
+		    struct trace_state *tr);
 /* The name of @ino, or "" if the config did not list it. */
 const char *lib_name_of(const struct name_table *t, uint64_t ino);
 void lib_free_names(struct name_table *t);
+
+/* Why the tracer is off, as a malloc'd sentence (NULL: no memory). */
+char *lib_trace_why(const struct trace_state *tr);
 
 /* Opens MOUNT/@name read-only; returns the fd or -errno. */
 int lib_open_control(struct testfs *fs, const char *name);
@@ -84,5 +115,37 @@ uint64_t lib_log_ino(const struct testfs_log *log, const char *name);
  */
 int64_t lib_read_ranges(const struct testfs_log *log, const char *name,
 			struct testfs_extent **out);
+
+/*
+ * Whether record @i feeds the page-cache queries: a read of @name that is
+ * neither O_DIRECT nor answered with an error.
+ */
+bool lib_is_cached_read(const struct testfs_log *log, size_t i,
+			const char *name);
+
+/* Whether @r is a read of file @name (NULL: of any file). */
+bool lib_is_read_of(const struct testfs_record *r, const char *name);
+
+/*
+ * Groups the reads of @log by window id into log->windows (lib/windows.c),
+ * replacing any earlier index: once per snapshot, after its records are
+ * complete. Returns 0 or -ENOMEM.
+ */
+int lib_index_windows(struct testfs_log *log);
+
+/* Frees what lib_index_windows() made. */
+void lib_free_windows(struct testfs_log *log);
+
+struct strbuf;
+
+/*
+ * The start of every check on @name (lib/checks.c): *@why = NULL, -EINVAL
+ * for a NULL argument, 1 with the explanation if the log lost records,
+ * else 0.
+ */
+int lib_check_start(const struct testfs_log *log, const char *name, char **why);
+
+/* Hands @sb to the caller as *@why: 1 (the check failed) or -ENOMEM. */
+int lib_check_fail(struct strbuf *sb, char **why);
 
 #endif

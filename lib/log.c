@@ -34,6 +34,33 @@ static int read_header(int fd, struct log_bin_header *hdr)
 	return 0;
 }
 
+/*
+ * The kernel's decision behind a read. Without a known cause (tracing off,
+ * or no event explained the read) the window fields stay empty.
+ */
+static void convert_attr(const struct log_attr *a, struct testfs_record *out)
+{
+	out->cause = TESTFS_CAUSE_UNKNOWN;
+	out->ra_marker = TESTFS_NO_PAGE;
+	out->trigger_page = TESTFS_NO_PAGE;
+	out->folio_order = -1;
+	out->alloc_order = -1;
+	if (a->cause == LOG_CAUSE_UNKNOWN || a->cause >= LOG_CAUSE_COUNT)
+		return;
+	out->cause = (enum testfs_cause)a->cause;
+	out->window = a->window;
+	out->ra_start = a->ra_start;
+	out->ra_size = a->ra_size;
+	out->ra_async = a->ra_async;
+	out->ra_marker = a->ra_marker;
+	out->ra_pages = a->ra_pages;
+	out->mmap_miss = a->mmap_miss;
+	out->trigger_page = a->trigger_page;
+	out->folio_order = a->order;
+	out->alloc_order = a->alloc_order;
+	out->late = (a->flags & LOG_ATTR_LATE) != 0;
+}
+
 static void convert_read(const struct log_record *in,
 			 const struct name_table *names,
 			 struct testfs_record *out)
@@ -55,7 +82,14 @@ static void convert_read(const struct log_record *in,
 	out->pid = in->read.pid;
 	out->err = in->read.err;
 	out->direct = (in->flags & LOG_FLAG_DIRECT) != 0;
+	convert_attr(&in->read.attr, out);
 }
+
+/* An access record and its seq, which orders equal times. */
+struct access_entry {
+	struct testfs_access a;
+	uint64_t seq;
+};
 
 struct snapshot_build {
 	struct testfs_log *log;
@@ -64,7 +98,66 @@ struct snapshot_build {
 	char *marks;
 	size_t nmarks;
 	size_t marks_cap;
+	/* Access records, in log order. */
+	struct access_entry *access;
+	size_t naccess;
+	size_t access_cap;
 };
+
+static int add_access(struct snapshot_build *b, const struct log_record *in)
+{
+	struct access_entry *e;
+
+	if (b->naccess == b->access_cap) {
+		size_t cap = b->access_cap ? 2 * b->access_cap : 64;
+
+		e = realloc(b->access, cap * sizeof(*e));
+		if (!e)
+			return -ENOMEM;
+		b->access = e;
+		b->access_cap = cap;
+	}
+	e = &b->access[b->naccess++];
+	memset(e, 0, sizeof(*e));
+	e->seq = in->seq;
+	e->a.file = lib_name_of(b->names, in->access.ino);
+	e->a.first = in->access.first;
+	e->a.last = in->access.last;
+	e->a.type = (enum testfs_access_type)in->access.type;
+	e->a.pid = in->access.pid;
+	e->a.t_ns = in->t_ns;
+	e->a.end_ns = in->access.end_ns;
+	e->a.events = in->access.events;
+	e->a.late = in->access.late;
+	return 0;
+}
+
+static int cmp_access(const void *x, const void *y)
+{
+	const struct access_entry *a = x, *b = y;
+
+	if (a->a.t_ns != b->a.t_ns)
+		return a->a.t_ns < b->a.t_ns ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* Hands the access records to the log, sorted by time. */
+static int adopt_access(struct snapshot_build *b)
+{
+	struct testfs_log *log = b->log;
+	size_t i;
+
+	if (!b->naccess)
+		return 0;
+	qsort(b->access, b->naccess, sizeof(*b->access), cmp_access);
+	log->access = malloc(b->naccess * sizeof(*log->access));
+	if (!log->access)
+		return -ENOMEM;
+	for (i = 0; i < b->naccess; i++)
+		log->access[i] = b->access[i].a;
+	log->naccess = b->naccess;
+	return 0;
+}
 
 static int add_mark(struct snapshot_build *b, const struct log_record *in)
 {
@@ -105,6 +198,9 @@ static int add_record(struct snapshot_build *b, const struct log_record *in)
 		if (err)
 			return err;
 		break;
+	case LOG_ACCESS:
+		/* Kept apart: testfs_log_at() lists reads and marks only. */
+		return add_access(b, in);
 	default:
 		/* A kind this library does not know yet. */
 		return 0;
@@ -161,10 +257,13 @@ static int adopt_strings(struct snapshot_build *b, struct name_table *names)
 	size_t i, k = 0;
 
 	log->strings = calloc(names->n + 1, sizeof(*log->strings));
-	if (!log->strings)
+	log->files = calloc(names->n + 1, sizeof(*log->files));
+	if (!log->strings || !log->files)
 		return -ENOMEM;
-	for (i = 0; i < names->n; i++)
+	for (i = 0; i < names->n; i++) {
 		log->strings[log->nstrings++] = names->v[i].name;
+		log->files[log->nfiles++] = names->v[i].name;
+	}
 	free(names->v);
 	memset(names, 0, sizeof(*names));
 	if (!b->nmarks)
@@ -180,6 +279,7 @@ static int adopt_strings(struct snapshot_build *b, struct name_table *names)
 int testfs_log_snapshot(struct testfs *fs, struct testfs_log **out)
 {
 	struct name_table names = { 0 };
+	struct trace_state trace = { -1, NULL };
 	struct snapshot_build b = { 0 };
 	struct log_bin_header hdr;
 	struct testfs_log *log;
@@ -194,7 +294,7 @@ int testfs_log_snapshot(struct testfs *fs, struct testfs_log **out)
 	err = testfs_settle(fs, 0);
 	if (err)
 		return err;
-	err = lib_read_names(fs, &names);
+	err = lib_read_config(fs, &names, &trace);
 	if (err)
 		return err;
 	fd = lib_open_control(fs, ".testfs/log.bin");
@@ -211,6 +311,14 @@ int testfs_log_snapshot(struct testfs *fs, struct testfs_log **out)
 		goto close_fd;
 	}
 	log->lost = hdr.lost;
+	log->traced = (hdr.flags & LOG_BIN_TRACED) != 0;
+	if (!log->traced) {
+		log->trace_why = lib_trace_why(&trace);
+		if (!log->trace_why) {
+			err = -ENOMEM;
+			goto free_log;
+		}
+	}
 	cap = hdr.count ? (size_t)hdr.count : 1;
 	log->recs = malloc(cap * sizeof(*log->recs));
 	if (!log->recs) {
@@ -223,19 +331,27 @@ int testfs_log_snapshot(struct testfs *fs, struct testfs_log **out)
 	if (err)
 		goto free_log;
 	err = adopt_strings(&b, &names);
+	if (!err)
+		err = adopt_access(&b);
+	if (!err)
+		err = lib_index_windows(log);
 	if (err)
 		goto free_log;
+	free(b.access);
+	free(trace.why);
 	close(fd);
 	*out = log;
 	return 0;
 
 free_log:
 	free(b.marks);
+	free(b.access);
 	testfs_log_free(log);
 close_fd:
 	close(fd);
 free_names:
 	lib_free_names(&names);
+	free(trace.why);
 	return err;
 }
 
@@ -248,7 +364,11 @@ void testfs_log_free(struct testfs_log *log)
 	for (i = 0; i < log->nstrings; i++)
 		free(log->strings[i]);
 	free(log->strings);
+	free(log->files);
 	free(log->recs);
+	free(log->access);
+	free(log->trace_why);
+	lib_free_windows(log);
 	free(log);
 }
 
@@ -268,8 +388,44 @@ uint64_t testfs_log_lost(const struct testfs_log *log)
 	return log ? log->lost : 0;
 }
 
-/* Whether @r is a read of file @name (NULL: of any file). */
-static bool is_read_of(const struct testfs_record *r, const char *name)
+bool testfs_log_traced(const struct testfs_log *log)
+{
+	return log && log->traced;
+}
+
+size_t testfs_log_access_count(const struct testfs_log *log)
+{
+	return log ? log->naccess : 0;
+}
+
+const struct testfs_access *testfs_log_access_at(const struct testfs_log *log,
+						 size_t i)
+{
+	return log && i < log->naccess ? &log->access[i] : NULL;
+}
+
+const char *testfs_cause_name(enum testfs_cause cause)
+{
+	switch (cause) {
+	case TESTFS_CAUSE_SYNC:
+		return "sync";
+	case TESTFS_CAUSE_ASYNC:
+		return "async";
+	case TESTFS_CAUSE_READAROUND:
+		return "readaround";
+	case TESTFS_CAUSE_FORCED:
+		return "forced";
+	case TESTFS_CAUSE_SINGLE:
+		return "single";
+	case TESTFS_CAUSE_DIRECT:
+		return "direct";
+	case TESTFS_CAUSE_UNKNOWN:
+		break;
+	}
+	return "unknown";
+}
+
+bool lib_is_read_of(const struct testfs_record *r, const char *name)
 {
 	return r->kind == TESTFS_RECORD_READ && r->file &&
 	       (!name || strcmp(r->file, name) == 0);
@@ -280,7 +436,7 @@ size_t testfs_log_requests(const struct testfs_log *log, const char *name)
 	size_t i, n = 0;
 
 	for (i = 0; log && i < log->count; i++)
-		n += is_read_of(&log->recs[i], name);
+		n += lib_is_read_of(&log->recs[i], name);
 	return n;
 }
 
@@ -290,7 +446,8 @@ uint64_t testfs_log_max_request(const struct testfs_log *log, const char *name)
 	size_t i;
 
 	for (i = 0; log && i < log->count; i++)
-		if (is_read_of(&log->recs[i], name) && log->recs[i].pages > max)
+		if (lib_is_read_of(&log->recs[i], name) &&
+		    log->recs[i].pages > max)
 			max = log->recs[i].pages;
 	return max;
 }
@@ -302,7 +459,7 @@ uint64_t lib_log_ino(const struct testfs_log *log, const char *name)
 	if (!name)
 		return 0;
 	for (i = 0; log && i < log->count; i++)
-		if (is_read_of(&log->recs[i], name))
+		if (lib_is_read_of(&log->recs[i], name))
 			return log->recs[i].ino;
 	return 0;
 }
@@ -317,16 +474,15 @@ static int cmp_extent(const void *a, const void *b)
 }
 
 /*
- * Whether record @i feeds the page-cache queries: not O_DIRECT reads
- * (they bypass the cache) nor reads answered with an error (the kernel
- * cached nothing).
+ * O_DIRECT reads bypass the cache, and after a read answered with an
+ * error the kernel cached nothing.
  */
-static bool is_cached_read(const struct testfs_log *log, size_t i,
-			   const char *name)
+bool lib_is_cached_read(const struct testfs_log *log, size_t i,
+			const char *name)
 {
 	const struct testfs_record *r = &log->recs[i];
 
-	return is_read_of(r, name) && r->len && r->pages && !r->direct &&
+	return lib_is_read_of(r, name) && r->len && r->pages && !r->direct &&
 	       !r->err;
 }
 
@@ -342,7 +498,7 @@ int64_t lib_read_ranges(const struct testfs_log *log, const char *name,
 	if (!log || !name)
 		return -EINVAL;
 	for (i = 0; i < log->count; i++)
-		n += is_cached_read(log, i, name);
+		n += lib_is_cached_read(log, i, name);
 	if (!n)
 		return 0;
 	v = malloc(n * sizeof(*v));
@@ -352,7 +508,7 @@ int64_t lib_read_ranges(const struct testfs_log *log, const char *name,
 	for (i = 0; i < log->count; i++) {
 		const struct testfs_record *r = &log->recs[i];
 
-		if (!is_cached_read(log, i, name))
+		if (!lib_is_cached_read(log, i, name))
 			continue;
 		v[n].first = r->page;
 		v[n].last = r->page + r->pages - 1;

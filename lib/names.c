@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * File names for the log's inode numbers, from the "files" array of
- * MOUNT/.testfs/config: a small JSON reader for the daemon's own output
- * (it escapes odd names; \u00XX stands for that raw byte).
+ * MOUNT/.testfs/config as the library needs it: file names for the log's
+ * inode numbers (the "files" array) and the kernel tracer's state (the
+ * "trace" object). A small JSON reader for the daemon's own output (it
+ * escapes odd names; \u00XX stands for that raw byte).
  */
 #include "lib_i.h"
 
@@ -395,8 +396,73 @@ static int parse_files(struct json_in *in, struct name_table *t)
 	return take(in, ']') ? 0 : -EPROTO;
 }
 
-/* The "files" array of the config object; other members are skipped. */
-static int parse_config(const char *buf, size_t len, struct name_table *t)
+/* Consumes the literal @word. */
+static bool take_word(struct json_in *in, const char *word)
+{
+	size_t len = strlen(word);
+
+	skip_ws(in);
+	if ((size_t)(in->end - in->p) < len || memcmp(in->p, word, len) != 0)
+		return false;
+	in->p += len;
+	return true;
+}
+
+static int parse_bool(struct json_in *in, bool *out)
+{
+	if (take_word(in, "true"))
+		*out = true;
+	else if (take_word(in, "false"))
+		*out = false;
+	else
+		return -EPROTO;
+	return 0;
+}
+
+/*
+ * {"on":true|false,"why":"...",...}: other members (the daemon's
+ * details) are skipped. An object without "on" leaves tr->on at -1.
+ */
+static int parse_trace(struct json_in *in, struct trace_state *tr)
+{
+	char *key = NULL;
+	bool on;
+	int err = 0;
+
+	if (!take(in, '{'))
+		return -EPROTO;
+	if (take(in, '}'))
+		return 0;
+	do {
+		err = parse_string(in, &key);
+		if (err)
+			return err;
+		if (!take(in, ':')) {
+			err = -EPROTO;
+		} else if (strcmp(key, "on") == 0) {
+			err = parse_bool(in, &on);
+			if (!err)
+				tr->on = on;
+		} else if (strcmp(key, "why") == 0 && !take_word(in, "null")) {
+			free(tr->why);
+			tr->why = NULL;
+			err = parse_string(in, &tr->why);
+		} else if (strcmp(key, "why") != 0) {
+			err = skip_value(in);
+		}
+		free(key);
+		if (err)
+			return err;
+	} while (take(in, ','));
+	return take(in, '}') ? 0 : -EPROTO;
+}
+
+/*
+ * The "files" array and the "trace" object of the config object; other
+ * members are skipped.
+ */
+static int parse_config(const char *buf, size_t len, struct name_table *t,
+			struct trace_state *tr)
 {
 	struct json_in in = { buf, buf + len, 0 };
 	char *key;
@@ -414,6 +480,8 @@ static int parse_config(const char *buf, size_t len, struct name_table *t)
 			err = -EPROTO;
 		else if (strcmp(key, "files") == 0)
 			err = parse_files(&in, t);
+		else if (strcmp(key, "trace") == 0)
+			err = parse_trace(&in, tr);
 		else
 			err = skip_value(&in);
 		free(key);
@@ -462,13 +530,22 @@ ssize_t lib_read_full(int fd, void *buf, size_t len)
 	return (ssize_t)used;
 }
 
-int lib_read_names(struct testfs *fs, struct name_table *t)
+int lib_read_config(struct testfs *fs, struct name_table *t,
+		    struct trace_state *tr)
 {
+	struct name_table names = { 0 };
+	struct trace_state trace = { -1, NULL };
 	size_t cap = 16384, used = 0;
 	char *buf, *grown;
 	ssize_t n;
 	int fd, err;
 
+	if (t)
+		lib_free_names(t);
+	if (tr) {
+		tr->on = -1;
+		tr->why = NULL;
+	}
 	fd = lib_open_control(fs, ".testfs/config");
 	if (fd < 0)
 		return fd;
@@ -494,16 +571,23 @@ int lib_read_names(struct testfs *fs, struct name_table *t)
 		buf = grown;
 		cap *= 2;
 	}
-	err = parse_config(buf, used, t);
-	if (err)
-		lib_free_names(t);
+	err = parse_config(buf, used, &names, &trace);
+	if (err) {
+		lib_free_names(&names);
+		free(trace.why);
+		goto free_buf;
+	}
+	if (t)
+		*t = names;
+	else
+		lib_free_names(&names);
+	if (tr)
+		*tr = trace;
+	else
+		free(trace.why);
 free_buf:
 	free(buf);
 close_fd:
 	close(fd);
 	return err;
 }
-
-/* ------------------------------------------------------------------ */
-/* Snapshots                                                           */
-/* ------------------------------------------------------------------ */

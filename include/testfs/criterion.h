@@ -93,6 +93,52 @@
 			 testfs_check_consistent(Fs, Log, Name, MaxPages,      \
 						 &testfs_why_))
 
+/**
+ * Kernel correlation (needs a traced log: root and tracefs). The window
+ * that fetched page @Page of @Name was @Cause (an enum testfs_cause) and
+ * started at page @Start (TESTFS_NO_PAGE: any start). On failure the
+ * windows around the page are listed, e.g.
+ *
+ *     big.bin: the window that fetched page 1024 was readaround started
+ *     at page 896: expected async started at page 896; windows of big.bin
+ *     around page 1024 (2 of 6): window 1: readaround, trigger 1024, start
+ *     896+256 (async 64), marker 1088, fetched [896, 1151] in 1 request;
+ *     window 2: async, trigger 1088, start 1152+256 (async 256), marker
+ *     1152, fetched [1152, 1407] in 1 request, late
+ */
+#define testfs_assert_window(Log, Name, Page, Cause, Start)                    \
+	TESTFS_CR_CHECK_(cr_assert_fail,                                       \
+			 testfs_check_window(Log, Name, Page, Cause, Start,    \
+					     &testfs_why_))
+#define testfs_expect_window(Log, Name, Page, Cause, Start)                    \
+	TESTFS_CR_CHECK_(cr_expect_fail,                                       \
+			 testfs_check_window(Log, Name, Page, Cause, Start,    \
+					     &testfs_why_))
+
+/**
+ * Every read of @Name overlapping pages [@First, @Last] had cause @Cause,
+ * and there was at least one.
+ */
+#define testfs_assert_cause(Log, Name, First, Last, Cause)                     \
+	TESTFS_CR_CHECK_(cr_assert_fail,                                       \
+			 testfs_check_cause(Log, Name, First, Last, Cause,     \
+					    &testfs_why_))
+#define testfs_expect_cause(Log, Name, First, Last, Cause)                     \
+	TESTFS_CR_CHECK_(cr_expect_fail,                                       \
+			 testfs_check_cause(Log, Name, First, Last, Cause,     \
+					    &testfs_why_))
+
+/**
+ * The daemon traced the kernel when @Log was taken; fails with the
+ * daemon's reason otherwise (kernel correlation needs root and tracefs).
+ * A test that cannot run without it may skip instead: see
+ * testfs_tracing().
+ */
+#define testfs_assert_traced(Log)                                              \
+	TESTFS_CR_CHECK_(cr_assert_fail, testfs_check_traced(Log, &testfs_why_))
+#define testfs_expect_traced(Log)                                              \
+	TESTFS_CR_CHECK_(cr_expect_fail, testfs_check_traced(Log, &testfs_why_))
+
 /** A libtestfs call that returns a negative errno on failure succeeded. */
 #define testfs_assert_ok(Call)                                                 \
 	do {                                                                   \
