@@ -208,6 +208,8 @@ static void count_windows(struct uctx *u)
 {
 	size_t i;
 
+	if (!u->nw)
+		return;
 	qsort(u->w, u->nw, sizeof(*u->w), win_cmp);
 	for (i = 0; i < u->nw; i++) {
 		const struct win *w = &u->w[i];
@@ -315,9 +317,12 @@ int usage_render(struct log_ring *ring, uint64_t from, uint32_t page_size,
 			u.oom = true;
 			break;
 		}
-		memcpy(both.v, f->accessed.v, f->accessed.n * sizeof(*both.v));
-		memcpy(both.v + f->accessed.n, f->mapped.v,
-		       f->mapped.n * sizeof(*both.v));
+		if (f->accessed.n)
+			memcpy(both.v, f->accessed.v,
+			       f->accessed.n * sizeof(*both.v));
+		if (f->mapped.n)
+			memcpy(both.v + f->accessed.n, f->mapped.v,
+			       f->mapped.n * sizeof(*both.v));
 		rl_merge(&both);
 		used = rl_overlap(&f->fetched, &both);
 		wasted = fetched - used;
