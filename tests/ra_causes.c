@@ -478,3 +478,45 @@ Test(causes, without_tracing_causes_are_unknown_and_explained)
 	cr_assert_eq(testfs_log_window_count(log), 0);
 	testfs_log_free(log);
 }
+
+/*
+ * With max_pages 32 a 256-page window goes out as 8 FUSE_READs: they are
+ * one window, with one cause and one id, covering it exactly. Eight
+ * background requests per window would reach the default congestion
+ * threshold (9), where FUSE drops async readahead (docs/congestion.md):
+ * max_background 64 keeps it out of reach.
+ */
+Test(causes, a_window_split_into_several_reads_is_one_window)
+{
+	static const char *const files[] = { BIG ":64M", NULL };
+	struct testfs_config cfg = { 0 };
+	const struct testfs_window *w;
+	struct testfs_log *log;
+	int fd;
+
+	ra_require_fuse();
+	cfg.files = files;
+	cfg.ra_kb = 1024;
+	cfg.max_pages = 32;
+	cfg.max_background = 64;
+	cfg.trace = 1;
+	testfs_assert_ok(testfs_start(&cfg, &fs));
+	testfs_assert_ok(testfs_cold(fs, BIG));
+	fd = testfs_open(fs, BIG, O_RDONLY);
+	cr_assert_geq(fd, 0);
+	read_pages(fd, 0, 600);
+	close(fd);
+	log = snapshot();
+	cr_assert_leq(testfs_log_max_request(log, BIG), 32);
+	w = testfs_log_window_of(log, BIG, 300);
+	cr_assert_not_null(w);
+	cr_assert_eq(w->cause, TESTFS_CAUSE_ASYNC);
+	cr_assert_eq(w->requests, (size_t)((w->size + 31) / 32),
+		     "window (%llu,%u) in %zu requests",
+		     (unsigned long long)w->start, w->size, w->requests);
+	cr_assert_eq(w->first_page, w->start);
+	cr_assert_eq(w->last_page, w->start + w->size - 1);
+	cr_assert_eq(w->pages, w->size);
+	assert_windows_cover_fetched(log);
+	testfs_log_free(log);
+}
