@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The scenario table: one line per scenario, in `list` order. A scenario
+ * NAME is defined in scenario/NAME.c as
+ * `const struct scenario NAME_scenario = { ... };` (see README, "Adding a
+ * scenario").
+ */
+SCENARIO(vma_boundary)
+SCENARIO(mprotect_split)
+SCENARIO(seqread)
+SCENARIO(folio_order)

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A small model of the page-cache readahead state machine of
+ * mm/readahead.c and mm/filemap.c (Linux 6.18, a file system without large
+ * folios, such as FUSE), enough to work out by hand what a scenario should
+ * observe under each policy: sequential read(2) streams and mmap faults
+ * touching VMAs in order. It ignores memory pressure, congestion,
+ * mmap_miss and timing: it says which pages are read, in which windows.
+ */
+#ifndef SCENARIO_RA_MODEL_H
+#define SCENARIO_RA_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum ra_policy {
+	/* Linux 6.18: read-around and async windows ignore VMA bounds. */
+	RA_POLICY_CURRENT,
+	/*
+	 * The 2026 patch (story 1): a hard limit at the faulting VMA's last
+	 * page for sync and async fault readahead, read-around start
+	 * clamped to the VMA start.
+	 */
+	RA_POLICY_VMA_LIMITED,
+};
+
+const char *ra_policy_name(enum ra_policy p);
+
+enum ra_kind { RA_SYNC, RA_ASYNC, RA_READAROUND };
+
+/* One readahead decision and what it read (pages not already cached). */
+struct ra_window {
+	enum ra_kind kind;
+	uint64_t trigger;
+	uint64_t start;
+	uint32_t size;
+	uint32_t async_size;
+	/* First page read and pages read (0: nothing, e.g. past a limit). */
+	uint64_t first;
+	uint64_t pages;
+};
+
+struct ra_model {
+	uint32_t ra_pages;
+	uint64_t file_pages;
+	/* Requests are split at this many pages (FUSE max_pages). */
+	uint32_t max_request;
+	enum ra_policy policy;
+
+	/* Results. */
+	struct ra_window *windows;
+	size_t nwindows;
+	size_t cap;
+	/* Faults that found their page missing (mmap), reads that missed. */
+	uint64_t major_faults;
+
+	/* State. */
+	uint8_t *cached;
+	uint8_t *marker;
+	uint64_t start;
+	uint32_t size;
+	uint32_t async_size;
+};
+
+/* Returns 0 or -ENOMEM. */
+int ra_model_init(struct ra_model *m, uint64_t file_pages, uint32_t ra_pages,
+		  uint32_t max_request, enum ra_policy policy);
+void ra_model_free(struct ra_model *m);
+
+/* read(2) of pages [@first, @first + @npages), @block pages at a time. */
+int ra_model_read(struct ra_model *m, uint64_t first, uint64_t npages,
+		  uint32_t block);
+
+/*
+ * Faults on page @page of a VMA [@vma_first, @vma_last] (one byte read);
+ * returns true if the page was missing (a major fault).
+ */
+bool ra_model_fault(struct ra_model *m, uint64_t page, uint64_t vma_first,
+		    uint64_t vma_last);
+
+/* Whether page @page is cached in the model. */
+bool ra_model_cached(const struct ra_model *m, uint64_t page);
+
+/* The pages read, in window order, as requests of <= max_request pages. */
+size_t ra_model_requests(const struct ra_model *m);
+
+#endif

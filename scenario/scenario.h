@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * testfs-scenario: the interface between the command (main.c), the shared
+ * helpers and the scenarios (one file each, listed in list.h).
+ *
+ * A scenario declares its PARAMs (name, default, small-size default,
+ * meaning, accepted values) and a run function. The run function starts
+ * an instance through libtestfs (session_start), does its work, fills the
+ * report and returns 0; or it returns a negative errno with the reason in
+ * ctx->why when it could not run. It never prints: progress goes through
+ * progress(), everything else into the report.
+ */
+#ifndef SCENARIO_H
+#define SCENARIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <testfs.h>
+
+#include "pagemap.h"
+#include "ra_model.h"
+#include "report.h"
+
+enum param_type {
+	/* A decimal integer in [min, max]. */
+	PARAM_UINT,
+	/* A size in bytes with K, M, G suffixes, in [min, max]. */
+	PARAM_SIZE,
+	/* One of the words in choices ("a|b|c"). */
+	PARAM_CHOICE,
+	/* A latency model as for testfs --latency. */
+	PARAM_MODEL,
+	/* A file path; empty: none. */
+	PARAM_PATH,
+};
+
+struct param_def {
+	const char *name;
+	enum param_type type;
+	/* The default, as text, and the one under preset=small (NULL: same). */
+	const char *def;
+	const char *small;
+	const char *help;
+	uint64_t min;
+	uint64_t max;
+	const char *choices;
+};
+
+#define SCENARIO_MAX_PARAMS 24
+
+struct scenario_ctx;
+
+struct scenario {
+	const char *name;
+	/* One line for `list`. */
+	const char *summary;
+	/* A paragraph for `help NAME`. */
+	const char *description;
+	/* Ends with { NULL }. */
+	const struct param_def *params;
+	int (*run)(struct scenario_ctx *ctx);
+};
+
+struct scenario_ctx {
+	const struct scenario *sc;
+	/* Every PARAM: the scenario's, then the common ones. */
+	const struct param_def *defs[SCENARIO_MAX_PARAMS];
+	const char *value[SCENARIO_MAX_PARAMS];
+	uint64_t num[SCENARIO_MAX_PARAMS];
+	bool given[SCENARIO_MAX_PARAMS];
+	size_t nparams;
+	struct report *rep;
+	/* Why it could not run. */
+	char why[512];
+};
+
+/* The table (list.h): every scenario, in `list` order. */
+extern const struct scenario *const scenarios[];
+extern const size_t nscenarios;
+
+/* PARAMs every scenario takes (preset, log), after its own. */
+extern const struct param_def common_params[];
+
+/* A PARAM's value (the scenario asks only for PARAMs it declared). */
+uint64_t param_u(const struct scenario_ctx *ctx, const char *name);
+const char *param_s(const struct scenario_ctx *ctx, const char *name);
+
+/* Records why the scenario could not run; returns @err (negative). */
+int scenario_fail(struct scenario_ctx *ctx, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* ------------------------------------------------------------------ */
+/* Progress on stderr                                                  */
+/* ------------------------------------------------------------------ */
+
+/* One line; overwritten in place when stderr is a terminal. */
+void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Clears the line (terminal) before the report is printed. */
+void progress_end(void);
+
+/* ------------------------------------------------------------------ */
+/* Sessions: one testfs instance per run                                */
+/* ------------------------------------------------------------------ */
+
+struct session {
+	struct testfs *fs;
+	const char *file;
+	uint64_t file_pages;
+	unsigned ra_kb;
+	/* Effective values read back from .testfs/config. */
+	unsigned ra_pages;
+	unsigned max_pages;
+	unsigned max_background;
+	unsigned congestion_threshold;
+	char kernel[128];
+	char model[256];
+	/* testfs_tracing(): 1 on, 0 off (why in trace_why), < 0 unknown;
+	 * asked again after each snapshot (the daemon decides late). */
+	int tracing;
+	char trace_why[256];
+	/* The settings section, completed by session_stop(). */
+	struct rnode *settings;
+};
+
+/*
+ * Starts an instance serving @file of @size bytes (stamp pattern) with
+ * read_ahead_kb @ra_kb and latency model @model ("none" or NULL: none),
+ * the log written to the PARAM log= path if given.
+ */
+int session_start(struct scenario_ctx *ctx, struct session *s, const char *file,
+		  uint64_t size, unsigned ra_kb, const char *model);
+/*
+ * Completes the settings section (tracing) and stops the instance;
+ * returns the daemon's status (see testfs_stop()).
+ */
+int session_stop(struct session *s);
+
+/* Cold cache and empty log, then a mark "PHASE begin". */
+int session_phase(struct scenario_ctx *ctx, struct session *s,
+		  const char *phase);
+/* A mark "PHASE end", then the snapshot of the phase. */
+int session_snapshot(struct scenario_ctx *ctx, struct session *s,
+		     const char *phase, struct testfs_log **log);
+
+/* Adds the "settings" section: kernel, knobs, model, tracing. */
+void session_report_settings(struct session *s, struct report *r);
+
+/* ------------------------------------------------------------------ */
+/* The log                                                             */
+/* ------------------------------------------------------------------ */
+
+/* The reads of @name, in arrival order. */
+struct read_list {
+	const struct testfs_record **v;
+	size_t n;
+};
+
+int log_reads(const struct testfs_log *log, const char *name,
+	      struct read_list *out);
+void read_list_free(struct read_list *l);
+
+/* Causes a read can have (the index of enum testfs_cause). */
+#define NCAUSES 7
+
+/* Pages fetched by cause (out[cause], each emptied first). */
+int log_fetched_by_cause(const struct testfs_log *log, const char *name,
+			 struct testfs_extents out[NCAUSES]);
+
+/* Pages of @e within [@first, @last]. */
+uint64_t extents_pages_in(const struct testfs_extents *e, uint64_t first,
+			  uint64_t last);
+
+/*
+ * Adds the reads as a table (seq, first page, pages, cause, ms after the
+ * first) with at most @max rows, and a "requests" list "(page,pages)".
+ */
+void report_requests(struct rnode *parent, const struct read_list *reads,
+		     size_t max);
+
+/* Adds "causes": the pages per cause, or why they are not available. */
+void report_causes(struct rnode *parent, const struct session *s,
+		   const struct testfs_log *log,
+		   const struct testfs_extents by_cause[NCAUSES]);
+
+/*
+ * Pages of @name the kernel saw accessed with @type (kernel tracing;
+ * empty without), into @out (emptied first).
+ */
+int log_accessed(const struct testfs_log *log, const char *name,
+		 enum testfs_access_type type, struct testfs_extents *out);
+
+/*
+ * Adds "usage" (testfs_log_usage(): pages fetched, accessed, mapped by
+ * fault-around, wasted, late) when the log is traced.
+ */
+void report_usage(struct rnode *parent, const struct testfs_log *log,
+		  const char *name);
+
+/*
+ * Adds the traced windows of @name (id, cause, trigger, start, size,
+ * async size, marker, pages read): the first @head and the last @tail.
+ */
+void report_windows(struct rnode *parent, const struct testfs_log *log,
+		    const char *name, size_t head, size_t tail);
+
+/* Adds rows per cause to @m (one row per cause with pages). */
+void pagemap_fetched_rows(struct pagemap *m,
+			  const struct testfs_extents by_cause[NCAUSES]);
+
+/* Adds a policy verdict row: policy, expected, observed, verdict. */
+void report_verdict(struct rnode *table, const char *policy,
+		    const char *expected, const char *observed,
+		    const char *verdict);
+
+/* ------------------------------------------------------------------ */
+/* Kernel correlation                                                  */
+/* ------------------------------------------------------------------ */
+
+/* Thin wrappers of the kernel-correlation calls (correlation.c). */
+int corr_tracing(struct testfs *fs, char *why, size_t whylen);
+const char *corr_cause_name(enum testfs_cause cause);
+bool corr_log_traced(const struct testfs_log *log);
+size_t corr_window_count(const struct testfs_log *log);
+const struct testfs_window *corr_window_at(const struct testfs_log *log,
+					   size_t i);
+/* testfs_log_histograms(); *out zeroed on failure. */
+int corr_histograms(const struct testfs_log *log, const char *name,
+		    struct testfs_histograms *out);
+/* testfs_log_usage(); *out zeroed on failure. */
+int corr_usage(const struct testfs_log *log, const char *name,
+	       struct testfs_usage *out);
+size_t corr_access_count(const struct testfs_log *log);
+const struct testfs_access *corr_access_at(const struct testfs_log *log,
+					   size_t i);
+
+/* ------------------------------------------------------------------ */
+/* Workloads                                                           */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The patch's fio matrix without fio: 4 KiB mmap and pread(2), rw=read
+ * and randread (PARAM seed), over pages [@first, @first + @npages) of the
+ * session's file, each from a cold cache (phases "mmap read", ...); adds
+ * the table of runs to @sec. Returns 0 or a negative errno (ctx->why).
+ */
+int fio_matrix(struct scenario_ctx *ctx, struct session *s, uint64_t first,
+	       uint64_t npages, struct rnode *sec);
+
+/* ------------------------------------------------------------------ */
+/* Small helpers                                                       */
+/* ------------------------------------------------------------------ */
+
+uint64_t now_ns(void);
+/* MB/s (10^6 bytes per second). */
+double mb_per_s(uint64_t bytes, uint64_t ns);
+/* "16M", "1G", "4K", or bytes. */
+const char *size_text(uint64_t bytes, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: MIT
+/*
+ * One testfs instance per run: start it with the scenario's knobs, read
+ * back what the kernel made of them, phases (cold cache, marks, snapshot)
+ * and the settings section of the report.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "scenario.h"
+#include "common/strbuf.h"
+#include "slow/latency.h"
+
+/* Reads MOUNT/.testfs/config into @buf; returns 0 or -errno. */
+static int read_config(struct testfs *fs, char *buf, size_t size)
+{
+	char path[4096];
+	ssize_t n, used = 0;
+	int fd, err;
+
+	err = testfs_path(fs, ".testfs/config", path, sizeof(path));
+	if (err)
+		return err;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while ((size_t)used < size - 1 &&
+	       (n = read(fd, buf + used, size - 1 - (size_t)used)) > 0)
+		used += n;
+	err = n < 0 ? -errno : 0;
+	close(fd);
+	buf[used] = '\0';
+	return err;
+}
+
+/* The "effective" number of "KEY":{...} in the config, or 0. */
+static unsigned config_effective(const char *cfg, const char *key)
+{
+	char pat[64];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), "\"%s\":{", key);
+	p = strstr(cfg, pat);
+	if (!p)
+		return 0;
+	p = strstr(p, "\"effective\":");
+	if (!p)
+		return 0;
+	return (unsigned)strtoul(p + strlen("\"effective\":"), NULL, 10);
+}
+
+/* The string value of "KEY":"..." (no escapes expected), or "". */
+static void config_string(const char *cfg, const char *key, char *out,
+			  size_t size)
+{
+	char pat[64];
+	const char *p;
+	size_t len;
+
+	out[0] = '\0';
+	snprintf(pat, sizeof(pat), "\"%s\":\"", key);
+	p = strstr(cfg, pat);
+	if (!p)
+		return;
+	p += strlen(pat);
+	len = strcspn(p, "\"");
+	if (len >= size)
+		len = size - 1;
+	memcpy(out, p, len);
+	out[len] = '\0';
+}
+
+static void canonical_model(const char *model, char *out, size_t size)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct latency_model *m = NULL;
+
+	snprintf(out, size, "%s", model && *model ? model : "none");
+	if (!model || latency_parse(model, &m, NULL, 0))
+		return;
+	latency_format(m, &sb);
+	if (!sb.oom && sb.data)
+		snprintf(out, size, "%s", sb.data);
+	strbuf_free(&sb);
+	latency_free(m);
+}
+
+static void ask_tracing(struct session *s)
+{
+	s->trace_why[0] = '\0';
+	s->tracing = corr_tracing(s->fs, s->trace_why, sizeof(s->trace_why));
+	if (s->tracing < 0 && !s->trace_why[0])
+		snprintf(s->trace_why, sizeof(s->trace_why),
+			 "testfs_tracing: %s", strerror(-s->tracing));
+}
+
+int session_start(struct scenario_ctx *ctx, struct session *s, const char *file,
+		  uint64_t size, unsigned ra_kb, const char *model)
+{
+	static char spec[256];
+	static const char *files[2];
+	struct testfs_config cfg = { 0 };
+	const char *log = param_s(ctx, "log"), *trace;
+	char *config;
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	s->file = file;
+	s->file_pages = size / TESTFS_PAGE_SIZE;
+	s->ra_kb = ra_kb;
+	snprintf(spec, sizeof(spec), "%s:%llu", file, (unsigned long long)size);
+	files[0] = spec;
+	files[1] = NULL;
+	cfg.files = files;
+	cfg.ra_kb = ra_kb;
+	if (model && strcmp(model, "none") != 0)
+		cfg.latency = model;
+	if (log && *log)
+		cfg.log_path = log;
+	trace = param_s(ctx, "trace");
+	cfg.trace = strcmp(trace, "on") == 0	? 1
+		    : strcmp(trace, "off") == 0 ? -1
+						: 0;
+	canonical_model(model, s->model, sizeof(s->model));
+
+	progress("starting testfs (%s, read_ahead_kb %u, %s)", spec, ra_kb,
+		 s->model);
+	err = testfs_start(&cfg, &s->fs);
+	if (err == -ENOENT)
+		return scenario_fail(ctx, 0,
+				     "no testfs daemon found (set TESTFS_BIN "
+				     "to the daemon, e.g. build/src/testfs)");
+	if (err == -EIO)
+		return scenario_fail(ctx, 0,
+				     "the testfs daemon exited at start: FUSE "
+				     "is not usable here (/dev/fuse, "
+				     "fusermount3) or it refused its "
+				     "arguments; run %s by hand to see why",
+				     "testfs --file NAME:SIZE MOUNTPOINT");
+	if (err)
+		return scenario_fail(ctx, err,
+				     "testfs_start (file %s, read_ahead_kb %u, "
+				     "latency %s)",
+				     spec, ra_kb, s->model);
+
+	config = malloc(65536);
+	if (config && !read_config(s->fs, config, 65536)) {
+		s->ra_pages = config_effective(config, "ra_kb") / 4;
+		s->max_pages = config_effective(config, "max_pages");
+		s->max_background = config_effective(config, "max_background");
+		s->congestion_threshold =
+			config_effective(config, "congestion_threshold");
+		config_string(config, "kernel", s->kernel, sizeof(s->kernel));
+	}
+	free(config);
+	if (!s->kernel[0]) {
+		struct utsname u;
+
+		if (!uname(&u))
+			snprintf(s->kernel, sizeof(s->kernel), "%s", u.release);
+	}
+	if (!s->ra_pages)
+		s->ra_pages = ra_kb / 4;
+	if (!s->max_pages)
+		s->max_pages = 256;
+	ask_tracing(s);
+	return 0;
+}
+
+int session_stop(struct session *s)
+{
+	int ret;
+
+	if (!s->fs)
+		return 0;
+	ask_tracing(s);
+	if (s->settings) {
+		if (s->tracing > 0)
+			rep_str(s->settings, "tracing", "kernel tracing", "on");
+		else
+			rep_str(s->settings, "tracing", "kernel tracing",
+				"off (%s)",
+				s->trace_why[0] ? s->trace_why
+						: "unknown reason");
+	}
+	progress("stopping testfs");
+	ret = testfs_stop(s->fs);
+	s->fs = NULL;
+	return ret;
+}
+
+int session_phase(struct scenario_ctx *ctx, struct session *s,
+		  const char *phase)
+{
+	char mark[96];
+	int err;
+
+	err = testfs_cold(s->fs, s->file);
+	if (err)
+		return scenario_fail(ctx, err, "%s: drop-cache %s", phase,
+				     s->file);
+	snprintf(mark, sizeof(mark), "%s begin", phase);
+	err = testfs_mark(s->fs, mark);
+	if (err)
+		return scenario_fail(ctx, err, "%s: mark", phase);
+	return 0;
+}
+
+int session_snapshot(struct scenario_ctx *ctx, struct session *s,
+		     const char *phase, struct testfs_log **log)
+{
+	char mark[96];
+	int err;
+
+	/* Async readahead may still be on its way: wait before the mark. */
+	err = testfs_settle(s->fs, 0);
+	if (!err) {
+		snprintf(mark, sizeof(mark), "%s end", phase);
+		err = testfs_mark(s->fs, mark);
+	}
+	if (!err)
+		err = testfs_log_snapshot(s->fs, log);
+	if (err)
+		return scenario_fail(ctx, err, "%s: log snapshot", phase);
+	ask_tracing(s);
+	if (testfs_log_lost(*log)) {
+		testfs_log_free(*log);
+		*log = NULL;
+		return scenario_fail(ctx, -EOVERFLOW,
+				     "%s: the log lost records", phase);
+	}
+	return 0;
+}
+
+void session_report_settings(struct session *s, struct report *r)
+{
+	struct rnode *sec = rep_section(r, "settings", "Settings");
+	char sz[48];
+
+	rep_str(sec, "kernel", NULL, "%s", s->kernel);
+	rep_str(sec, "file", NULL, "%s", s->file);
+	size_text(s->file_pages * TESTFS_PAGE_SIZE, sz + 7, sizeof(sz) - 8);
+	memcpy(sz, "pages (", 7);
+	strcat(sz, ")");
+	rep_uint(sec, "file_pages", NULL, s->file_pages, sz);
+	rep_uint(sec, "read_ahead_kb", NULL, s->ra_pages * 4ull, NULL);
+	rep_uint(sec, "ra_pages", NULL, s->ra_pages, "pages");
+	if (s->ra_pages * 4 != s->ra_kb)
+		rep_text(sec, "ra_note",
+			 "read_ahead_kb %u was asked for and %u is in effect "
+			 "(raising it needs root)",
+			 s->ra_kb, s->ra_pages * 4);
+	rep_uint(sec, "max_pages", "FUSE max_pages", s->max_pages,
+		 "pages per request");
+	rep_uint(sec, "max_background", "FUSE max_background",
+		 s->max_background, NULL);
+	rep_uint(sec, "congestion_threshold", "FUSE congestion_threshold",
+		 s->congestion_threshold, NULL);
+	rep_str(sec, "storage_model", NULL, "%s", s->model);
+	s->settings = sec;
+}

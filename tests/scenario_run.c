@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: MIT
+/*
+ * testfs-scenario as a user runs it: every scenario at its small size
+ * exits 0 with valid JSON; the numbers in the report equal those computed
+ * from the read log it kept (log=PATH); bad arguments exit 2 naming the
+ * PARAM; no mount is left behind. Each run gets its own TMPDIR, so its
+ * mounts are told apart from other testfs mounts on the machine.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "scenario_json.h"
+
+extern char **environ;
+
+/* The directory of the last run, removed by the suite's .fini. */
+static char last_tmpdir[256];
+
+struct result {
+	int status;
+	char *out;
+	char *err;
+	char log[512];
+	char tmpdir[256];
+};
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	size_t len = 0, cap = 65536, n;
+	char *buf;
+
+	if (!f)
+		return strdup("");
+	buf = malloc(cap + 1);
+	while (buf && (n = fread(buf + len, 1, cap - len, f)) > 0) {
+		len += n;
+		if (len == cap) {
+			char *g = realloc(buf, 2 * cap + 1);
+
+			if (!g)
+				break;
+			buf = g;
+			cap *= 2;
+		}
+	}
+	fclose(f);
+	if (buf)
+		buf[len] = '\0';
+	return buf;
+}
+
+static void require_fuse(void)
+{
+	const char *ci = getenv("CI");
+	int fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+
+	if (fd >= 0) {
+		close(fd);
+		return;
+	}
+	if (ci && strcmp(ci, "true") == 0)
+		cr_assert_fail("FUSE unavailable under CI=true: /dev/fuse: %s",
+			       strerror(errno));
+	cr_skip_test("FUSE unavailable: /dev/fuse: %s", strerror(errno));
+}
+
+/* No mount under @dir in /proc/mounts. */
+static bool no_mount_under(const char *dir)
+{
+	char *mounts = slurp("/proc/mounts");
+	bool none = !mounts || !strstr(mounts, dir);
+
+	free(mounts);
+	return none;
+}
+
+/*
+ * Runs testfs-scenario with @args (NULL-terminated, after the program
+ * name), TMPDIR set to a fresh directory; captures stdout and stderr.
+ */
+static void run(struct result *r, const char *const *args)
+{
+	const char *bin = getenv("TESTFS_SCENARIO");
+	char outp[300], errp[300], tmpenv[300], logarg[600];
+	const char *argv[32];
+	char *envp[256];
+	posix_spawn_file_actions_t fa;
+	size_t i, n = 0, ne = 0;
+	pid_t pid;
+
+	memset(r, 0, sizeof(*r));
+	cr_assert(bin, "TESTFS_SCENARIO is not set");
+	snprintf(r->tmpdir, sizeof(r->tmpdir), "/tmp/testfs-scn.XXXXXX");
+	cr_assert(mkdtemp(r->tmpdir), "mkdtemp: %s", strerror(errno));
+	snprintf(outp, sizeof(outp), "%s/out", r->tmpdir);
+	snprintf(errp, sizeof(errp), "%s/err", r->tmpdir);
+	snprintf(r->log, sizeof(r->log), "%s/log.jsonl", r->tmpdir);
+	snprintf(tmpenv, sizeof(tmpenv), "TMPDIR=%s", r->tmpdir);
+	snprintf(logarg, sizeof(logarg), "log=%s", r->log);
+	argv[n++] = bin;
+	for (i = 0; args[i] && n < 31; i++)
+		argv[n++] = strcmp(args[i], "log=@") == 0 ? logarg : args[i];
+	argv[n] = NULL;
+	snprintf(last_tmpdir, sizeof(last_tmpdir), "%s", r->tmpdir);
+	for (i = 0; environ[i] && ne < 254; i++)
+		if (strncmp(environ[i], "TMPDIR=", 7))
+			envp[ne++] = environ[i];
+	envp[ne++] = tmpenv;
+	envp[ne] = NULL;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, outp,
+					 O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	posix_spawn_file_actions_addopen(&fa, 2, errp,
+					 O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	cr_assert_eq(posix_spawn(&pid, bin, &fa, NULL, (char **)argv, envp), 0,
+		     "spawn %s", bin);
+	posix_spawn_file_actions_destroy(&fa);
+	cr_assert_eq(waitpid(pid, &r->status, 0), pid);
+	r->out = slurp(outp);
+	r->err = slurp(errp);
+	cr_assert(no_mount_under(r->tmpdir), "a mount under %s was left behind",
+		  r->tmpdir);
+}
+
+/* Removes a run's directory: its stdout, stderr and log files. */
+static void remove_tmpdir(const char *dir)
+{
+	static const char *const names[] = { "out", "err", "log.jsonl" };
+	char path[300];
+	size_t i;
+
+	if (!dir[0])
+		return;
+	for (i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
+static void result_free(struct result *r)
+{
+	free(r->out);
+	free(r->err);
+	remove_tmpdir(r->tmpdir);
+	last_tmpdir[0] = '\0';
+}
+
+/* After a failed assertion, the last run's files go too. */
+static void cleanup(void)
+{
+	remove_tmpdir(last_tmpdir);
+}
+
+static int exit_code(const struct result *r)
+{
+	return WIFEXITED(r->status) ? WEXITSTATUS(r->status) : -1;
+}
+
+static double num(const struct result *r, const char *path)
+{
+	double v = -1;
+
+	cr_assert(json_number(r->out, path, &v), "no number at %s", path);
+	return v;
+}
+
+TestSuite(scenario, .fini = cleanup, .timeout = 120);
+
+Test(scenario, list_names_the_four)
+{
+	const char *args[] = { "list", NULL };
+	struct result r;
+
+	run(&r, args);
+	cr_assert_eq(exit_code(&r), 0, "%s", r.err);
+	cr_assert(strstr(r.out, "vma-boundary"));
+	cr_assert(strstr(r.out, "mprotect-split"));
+	cr_assert(strstr(r.out, "seqread"));
+	cr_assert(strstr(r.out, "folio-order"));
+	result_free(&r);
+}
+
+Test(scenario, help_lists_params)
+{
+	const char *args[] = { "help", "vma-boundary", NULL };
+	const char *help[] = { "--help", NULL };
+	struct result r;
+
+	run(&r, args);
+	cr_assert_eq(exit_code(&r), 0, "%s", r.err);
+	cr_assert(strstr(r.out, "size=192M"), "%s", r.out);
+	cr_assert(strstr(r.out, "preset=small"), "%s", r.out);
+	result_free(&r);
+	run(&r, help);
+	cr_assert_eq(exit_code(&r), 0);
+	cr_assert(strstr(r.out, "Exit status"), "%s", r.out);
+	result_free(&r);
+}
+
+/* Runs NAME at its small size with --json (and log=PATH if @keep_log). */
+static void run_small(struct result *r, const char *name, bool keep_log)
+{
+	const char *args[] = { "run",	      name, "--json", "preset=small",
+			       "timeout=100", NULL, NULL };
+
+	require_fuse();
+	if (keep_log)
+		args[5] = "log=@";
+	run(r, args);
+	cr_assert_eq(exit_code(r), 0, "%s exited %d: %s", name, exit_code(r),
+		     r->err);
+	cr_assert(json_valid(r->out), "%s --json is not valid JSON:\n%.2000s",
+		  name, r->out);
+}
+
+Test(scenario, seqread_small)
+{
+	struct result r;
+
+	run_small(&r, "seqread", false);
+	cr_assert(strstr(r.out, "\"runs\":["));
+	result_free(&r);
+}
+
+/* The reads between the marks "PHASE begin" and "PHASE end" of @log. */
+struct log_count {
+	double requests;
+	double pages;
+	double before;
+	double inside;
+	double after;
+};
+
+static void count_log(const char *path, const char *phase, double first,
+		      double last, struct log_count *c)
+{
+	char *text = slurp(path), *line, *save = NULL, begin[128], end[128];
+	bool in = false;
+	unsigned char *seen;
+	double p;
+
+	memset(c, 0, sizeof(*c));
+	cr_assert(text && *text, "log %s is empty", path);
+	snprintf(begin, sizeof(begin), "\"mark\":\"%s begin\"", phase);
+	snprintf(end, sizeof(end), "\"mark\":\"%s end\"", phase);
+	seen = calloc(1u << 22, 1);
+	cr_assert(seen);
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		double page, pages;
+
+		if (strstr(line, begin)) {
+			in = true;
+			continue;
+		}
+		if (strstr(line, end))
+			break;
+		/* Reads only: not marks, kernel accesses, O_DIRECT reads. */
+		if (!in || strstr(line, "\"mark\"") ||
+		    strstr(line, "\"access\"") || strstr(line, "\"direct\"") ||
+		    !strstr(line, "\"off\""))
+			continue;
+		cr_assert(json_valid(line), "bad log line %s", line);
+		cr_assert(json_number(line, "page", &page));
+		cr_assert(json_number(line, "pages", &pages));
+		c->requests++;
+		for (p = page; p < page + pages; p++) {
+			if (p >= (1u << 22) || seen[(size_t)p])
+				continue;
+			seen[(size_t)p] = 1;
+			c->pages++;
+			if (p < first)
+				c->before++;
+			else if (p > last)
+				c->after++;
+			else
+				c->inside++;
+		}
+	}
+	cr_assert(in, "no mark '%s begin' in %s", phase, path);
+	free(seen);
+	free(text);
+}
+
+Test(scenario, vma_boundary_numbers_equal_the_log)
+{
+	struct log_count c;
+	struct result r;
+	double first, last;
+
+	run_small(&r, "vma-boundary", true);
+	first = num(&r, "fetched.vma.first_page");
+	last = num(&r, "fetched.vma.last_page");
+	count_log(r.log, "touch", first, last, &c);
+	cr_assert_eq(num(&r, "fetched.requests"), c.requests);
+	cr_assert_eq(num(&r, "fetched.pages_fetched"), c.pages);
+	cr_assert_eq(num(&r, "fetched.before"), c.before);
+	cr_assert_eq(num(&r, "fetched.inside"), c.inside);
+	cr_assert_eq(num(&r, "fetched.after"), c.after);
+	/* Every page of the VMA was touched, so fetched. */
+	cr_assert_eq(c.inside, last - first + 1);
+	/* cachestat counts the pages the log says were fetched (no
+	 * memory pressure in a 12 MiB file). */
+	cr_assert_eq(num(&r, "fetched.cachestat.nr_cache"), c.pages);
+	cr_assert(strstr(r.out, "\"page_map\":{"));
+	result_free(&r);
+}
+
+Test(scenario, mprotect_split_numbers_equal_the_log)
+{
+	struct log_count c;
+	struct result r;
+	double vmas;
+
+	run_small(&r, "mprotect-split", true);
+	count_log(r.log, "touch", 0, 1e18, &c);
+	vmas = num(&r, "done.vmas");
+	cr_assert_eq(vmas, 8);
+	cr_assert_eq(num(&r, "fetched.requests"), c.requests);
+	cr_assert_eq(num(&r, "fetched.pages_fetched"), c.pages);
+	cr_assert_eq(num(&r, "fetched.boundaries.ready") +
+			     num(&r, "fetched.boundaries.in_flight") +
+			     num(&r, "fetched.boundaries.missing"),
+		     vmas - 1);
+	result_free(&r);
+}
+
+Test(scenario, folio_order_numbers_equal_the_log)
+{
+	struct log_count c;
+	struct result r;
+
+	run_small(&r, "folio-order", true);
+	count_log(r.log, "read", 0, 1e18, &c);
+	cr_assert_eq(num(&r, "fetched.requests"), c.requests);
+	/* The whole file was read: every page fetched once. */
+	cr_assert_eq(c.pages, 2048);
+	cr_assert_gt(num(&r, "alignment.windows"), 0);
+	result_free(&r);
+}
+
+Test(scenario, without_tracing_says_why)
+{
+	const char *args[] = { "run",	    "vma-boundary",
+			       "--json",    "preset=small",
+			       "trace=off", "throughput=no",
+			       NULL };
+	char causes[256];
+	struct result r;
+
+	require_fuse();
+	run(&r, args);
+	cr_assert_eq(exit_code(&r), 0, "%s", r.err);
+	cr_assert(json_valid(r.out));
+	cr_assert(json_string(r.out, "fetched.causes", causes, sizeof(causes)),
+		  "no fetched.causes string: %.2000s", r.out);
+	cr_assert(strstr(causes, "not available ("), "%s", causes);
+	cr_assert(strstr(r.out, "\"causes_available\":false"));
+	/* The counts do not need tracing. */
+	cr_assert_eq(num(&r, "fetched.before") + num(&r, "fetched.inside") +
+			     num(&r, "fetched.after"),
+		     num(&r, "fetched.pages_fetched"));
+	result_free(&r);
+}
+
+/* Exit 2 and a message on stderr that contains each of @words. */
+static void expect_bad(const char *const *args, const char *w1, const char *w2)
+{
+	struct result r;
+
+	run(&r, args);
+	cr_assert_eq(exit_code(&r), 2, "exit %d for %s %s: %s", exit_code(&r),
+		     args[0], args[1] ? args[1] : "", r.err);
+	cr_assert(strstr(r.err, w1), "'%s' not in: %s", w1, r.err);
+	if (w2)
+		cr_assert(strstr(r.err, w2), "'%s' not in: %s", w2, r.err);
+	cr_assert_eq(r.out[0], '\0', "stdout not empty: %s", r.out);
+	result_free(&r);
+}
+
+Test(scenario, bad_arguments_exit_2_naming_them)
+{
+	const char *a1[] = { "run", "vma-boundary", "nosuch=1", NULL };
+	const char *a2[] = { "run", "vma-boundary", "ra=lots", NULL };
+	const char *a3[] = { "run", "seqread", "engines=fio", NULL };
+	const char *a4[] = { "run", "mprotect-split", "size=5000", NULL };
+	const char *a5[] = { "run", "folio-order", "model=warp9", NULL };
+	const char *a6[] = { "run", "no-such-scenario", NULL };
+	const char *a7[] = { "help", "no-such-scenario", NULL };
+	const char *a8[] = { "frobnicate", NULL };
+	const char *a9[] = { "run", "seqread", "size", NULL };
+
+	expect_bad(a1, "nosuch", "size, ra");
+	expect_bad(a2, "ra", "4..1048576");
+	expect_bad(a3, "engines", "all,read,io_uring,posix_aio");
+	expect_bad(a4, "size", "multiple of 4 KiB");
+	expect_bad(a5, "model", "warp9");
+	expect_bad(a6, "no-such-scenario", "vma-boundary");
+	expect_bad(a7, "no-such-scenario", NULL);
+	expect_bad(a8, "frobnicate", NULL);
+	expect_bad(a9, "PARAM=VALUE", NULL);
+}
