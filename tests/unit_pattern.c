@@ -397,6 +397,217 @@ Test(pattern_fill, generator_matches_public_fill)
 	}
 }
 
+/* --- the generators against a slow reference --- */
+
+/*
+ * The generator as first written, kept here as the definition of the
+ * bytes: a snprintf() header and one mix64() per word, one byte at a time.
+ * Every fast generator must produce exactly this.
+ */
+static uint64_t ref_mix64(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static uint64_t ref_key(const struct testfs_pattern *p, const char *name)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	if (p->kind == TESTFS_PATTERN_RANDOM)
+		return ref_mix64(p->seed ^ 0x7465737466735f72ull);
+	for (; *name; name++) {
+		h ^= (unsigned char)*name;
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+static void ref_fill(const struct testfs_pattern *p, const char *name,
+		     uint64_t off, unsigned char *buf, size_t len)
+{
+	uint64_t key = ref_key(p, name), page = UINT64_MAX, o, v;
+	char hdr[HDR + 1];
+	size_t i;
+	int n;
+
+	for (i = 0; i < len; i++) {
+		o = off + i;
+		if (p->kind == TESTFS_PATTERN_ZERO) {
+			buf[i] = 0;
+			continue;
+		}
+		if (p->kind == TESTFS_PATTERN_STAMP && o % PAGE < HDR) {
+			if (o / PAGE != page) {
+				page = o / PAGE;
+				n = snprintf(hdr, sizeof(hdr),
+					     "testfs page %llu file %s",
+					     (unsigned long long)page, name);
+				if (n > (int)HDR - 1)
+					n = HDR - 1;
+				memset(hdr + n, ' ', HDR - 1 - (size_t)n);
+				hdr[HDR - 1] = '\n';
+			}
+			buf[i] = (unsigned char)hdr[o % PAGE];
+			continue;
+		}
+		v = ref_mix64(key + (o / 8) * 0x9e3779b97f4a7c15ull);
+		buf[i] = (unsigned char)(v >> (8 * (o % 8)));
+	}
+}
+
+/* xorshift64*: the same cases in every run. */
+static uint64_t next_rand(uint64_t *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 0x2545f4914f6cdd1dull;
+}
+
+static const char *const generators[] = { "avx512", "avx2", "scalar" };
+
+#define NGEN (sizeof(generators) / sizeof(generators[0]))
+
+/* Names around the header's cut (the name starts at byte 19 to 38). */
+static void make_names(char names[][320], size_t *count)
+{
+	static const char *const fixed[] = {
+		"a", "big.bin", "dir/nested.bin", "sp ace", "\xc3\xa9t\xc3\xa9",
+	};
+	size_t i, n = 0, len;
+
+	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		snprintf(names[n++], 320, "%s", fixed[i]);
+	for (len = 20; len <= 50; len++) {
+		for (i = 0; i < len; i++)
+			names[n][i] = (char)('a' + (len + i) % 26);
+		names[n++][len] = '\0';
+	}
+	memset(names[n], 'L', 300);
+	names[n++][300] = '\0';
+	*count = n;
+}
+
+/* Asserts that @len bytes at @off are the reference bytes, three ways. */
+static void compare_range(const char *gen, const struct testfs_pattern *p,
+			  const char *name, uint64_t off, size_t len,
+			  unsigned char *got, unsigned char *want)
+{
+	struct pattern_source src;
+	size_t i;
+
+	ref_fill(p, name, off, want, len);
+	memset(got, 0xa5, len + 1);
+	pattern_source_init(&src, p, name);
+	pattern_generate(&src, off, got, len);
+	if (memcmp(got, want, len) != 0) {
+		for (i = 0; got[i] == want[i]; i++)
+			;
+		cr_assert_fail("%s: kind %d name \"%.40s\" off %llu len %zu: "
+			       "byte %zu is %#x, want %#x",
+			       gen, p->kind, name, (unsigned long long)off, len,
+			       i, got[i], want[i]);
+	}
+	cr_assert_eq(got[len], 0xa5, "%s: wrote past the end", gen);
+	memset(got, 0x5a, len);
+	testfs_pattern_fill(p, name, off, got, len);
+	cr_assert_arr_eq(got, want, len, "%s: testfs_pattern_fill", gen);
+	cr_assert_eq(testfs_pattern_verify(p, name, off, want, len, NULL), 0,
+		     "%s: verify of the reference bytes", gen);
+}
+
+Test(pattern_generators, match_the_reference)
+{
+	static char names[64][320];
+	const size_t max_len = 3 * PAGE + 200;
+	unsigned char *got = malloc(max_len + 1);
+	unsigned char *want = malloc(max_len);
+	uint64_t rnd = 0x1234567887654321ull, off, page;
+	struct testfs_pattern p;
+	size_t g, n, names_count, len, tested = 0;
+
+	cr_assert(got && want);
+	make_names(names, &names_count);
+	for (g = 0; g < NGEN; g++) {
+		if (pattern_select_words(generators[g]) == -ENOTSUP) {
+			cr_log_info("generator %s: not on this CPU",
+				    generators[g]);
+			continue;
+		}
+		cr_assert_str_eq(pattern_words_name(), generators[g]);
+		tested++;
+		for (n = 0; n < 1500; n++) {
+			switch (n % 4) {
+			case 0:
+			case 1:
+				p = stamp;
+				break;
+			case 2:
+				p = random_seed(next_rand(&rnd) % 4);
+				break;
+			default:
+				p = zero;
+			}
+			/* Small pages, large ones, the last of 2^62 bytes. */
+			page = next_rand(&rnd);
+			page = n % 3 == 0   ? page % 1000
+			       : n % 3 == 1 ? page % (1ull << 50)
+					    : (1ull << 50) - 1 - page % 4;
+			/* Aligned whole pages, or any start and length. */
+			if (n % 5 == 0) {
+				off = page * PAGE;
+				len = PAGE * (1 + next_rand(&rnd) % 3);
+			} else {
+				off = page * PAGE + next_rand(&rnd) % PAGE;
+				len = 1 + next_rand(&rnd) % max_len;
+			}
+			compare_range(generators[g], &p, names[n % names_count],
+				      off, len, got, want);
+		}
+	}
+	cr_assert_geq(tested, 1, "no generator ran");
+	free(got);
+	free(want);
+}
+
+Test(pattern_generators, every_header_cut_and_page_digit_count)
+{
+	static char names[64][320];
+	unsigned char got[2 * PAGE + 1], want[2 * PAGE];
+	struct testfs_pattern p = stamp;
+	uint64_t page = 0;
+	size_t g, i, digits, names_count;
+
+	make_names(names, &names_count);
+	for (g = 0; g < NGEN; g++) {
+		if (pattern_select_words(generators[g]) == -ENOTSUP)
+			continue;
+		for (i = 0; i < names_count; i++) {
+			/* 0, 9, 10, 99, 100 ... up to 16 digits. */
+			for (digits = 0, page = 0; digits < 16; digits++) {
+				compare_range(generators[g], &p, names[i],
+					      page * PAGE, 2 * PAGE, got, want);
+				compare_range(generators[g], &p, names[i],
+					      (page + 1) * PAGE - 70, 140, got,
+					      want);
+				page = page ? page * 10 : 9;
+				compare_range(generators[g], &p, names[i],
+					      page * PAGE, PAGE, got, want);
+				page++;
+			}
+		}
+	}
+}
+
+Test(pattern_generators, select_unknown)
+{
+	cr_assert_eq(pattern_select_words("sse9"), -EINVAL);
+	cr_assert_eq(pattern_select_words("scalar"), 0);
+	cr_assert_str_eq(pattern_words_name(), "scalar");
+}
+
 /* --- verify --- */
 
 Test(pattern_verify, correct_data)

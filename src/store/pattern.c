@@ -6,16 +6,20 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define WORD_STEP 0x9e3779b97f4a7c15ull
+#define MIX_MUL1 0xbf58476d1ce4e5b9ull
+#define MIX_MUL2 0x94d049bb133111ebull
 
 static inline uint64_t mix64(uint64_t z)
 {
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	z = (z ^ (z >> 30)) * MIX_MUL1;
+	z = (z ^ (z >> 27)) * MIX_MUL2;
 	return z ^ (z >> 31);
 }
 
@@ -43,32 +47,171 @@ void pattern_source_init(struct pattern_source *src,
 		src->key = fnv1a64(name, src->name_len);
 }
 
-/* Word @w of the stream (byte offset w * 8), stored little-endian. */
-static inline void put_word(unsigned char *dst, uint64_t key, uint64_t w)
+/*
+ * The words: word w of a stream is mix64(key + w * WORD_STEP), stored
+ * little-endian at byte offset w * 8. A generator writes @n words from
+ * z = key + w * WORD_STEP on; the lanes of the vector versions are
+ * independent, so they run as wide as the CPU allows. They are chosen
+ * once at run time (cpuid, which valgrind also answers), so the binary
+ * runs anywhere and uses AVX-512 where the CPU has it.
+ */
+typedef void words_fn(unsigned char *dst, uint64_t z, size_t n);
+
+static void words_scalar(unsigned char *dst, uint64_t z, size_t n)
 {
-	uint64_t v = mix64(key + w * WORD_STEP);
+	size_t i;
+
+	for (i = 0; i < n; i++, z += WORD_STEP) {
+		uint64_t v = mix64(z);
 
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	memcpy(dst, &v, 8);
+		memcpy(dst + 8 * i, &v, 8);
 #else
-	for (int i = 0; i < 8; i++)
-		dst[i] = (unsigned char)(v >> (8 * i));
+		for (int b = 0; b < 8; b++)
+			dst[8 * i + b] = (unsigned char)(v >> (8 * b));
 #endif
+	}
 }
 
+#if defined(__x86_64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ &&        \
+	(defined(__GNUC__) || defined(__clang__))
+#define HAVE_WIDE_WORDS 1
+
+/* One body per vector width: @lanes words per step. */
+#define DEFINE_WORDS_VECTOR(fn, isa, lanes)                                    \
+	__attribute__((target(isa))) static void fn(unsigned char *dst,        \
+						    uint64_t z, size_t n)      \
+	{                                                                      \
+		typedef uint64_t vec                                           \
+			__attribute__((vector_size(8 * (lanes))));             \
+		vec v, lane = { 0 };                                           \
+		size_t i;                                                      \
+                                                                               \
+		for (i = 0; i < (lanes); i++)                                  \
+			lane[i] = z + i * WORD_STEP;                           \
+		for (i = 0; i + (lanes) <= n; i += (lanes)) {                  \
+			v = lane;                                              \
+			v = (v ^ (v >> 30)) * MIX_MUL1;                        \
+			v = (v ^ (v >> 27)) * MIX_MUL2;                        \
+			v ^= v >> 31;                                          \
+			memcpy(dst + 8 * i, &v, sizeof(v));                    \
+			lane += (lanes)*WORD_STEP;                             \
+		}                                                              \
+		words_scalar(dst + 8 * i, z + i * WORD_STEP, n - i);           \
+	}
+
+DEFINE_WORDS_VECTOR(words_avx512, "avx512f,avx512dq", 8)
+DEFINE_WORDS_VECTOR(words_avx2, "avx2", 4)
+#endif
+
+struct words_impl {
+	const char *name;
+	words_fn *fn;
+};
+
+/* Fastest first; the scalar one runs everywhere. */
+static const struct words_impl words_impls[] = {
+#ifdef HAVE_WIDE_WORDS
+	{ "avx512", words_avx512 },
+	{ "avx2", words_avx2 },
+#endif
+	{ "scalar", words_scalar },
+};
+
+#define NIMPLS (sizeof(words_impls) / sizeof(words_impls[0]))
+
+static _Atomic(const struct words_impl *) words_current;
+
+static bool words_supported(const struct words_impl *impl)
+{
+#ifdef HAVE_WIDE_WORDS
+	__builtin_cpu_init();
+	if (impl->fn == words_avx512)
+		return __builtin_cpu_supports("avx512f") &&
+		       __builtin_cpu_supports("avx512dq");
+	if (impl->fn == words_avx2)
+		return __builtin_cpu_supports("avx2");
+#endif
+	return impl->fn == words_scalar;
+}
+
+static const struct words_impl *words_get(void)
+{
+	const struct words_impl *impl =
+		atomic_load_explicit(&words_current, memory_order_relaxed);
+	size_t i;
+
+	if (impl)
+		return impl;
+	for (i = 0; !impl; i++)
+		if (words_supported(&words_impls[i]))
+			impl = &words_impls[i];
+	/* Every thread that gets here picks the same one. */
+	atomic_store_explicit(&words_current, impl, memory_order_relaxed);
+	return impl;
+}
+
+int pattern_select_words(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NIMPLS; i++) {
+		if (strcmp(words_impls[i].name, name) != 0)
+			continue;
+		if (!words_supported(&words_impls[i]))
+			return -ENOTSUP;
+		atomic_store(&words_current, &words_impls[i]);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+const char *pattern_words_name(void)
+{
+	return words_get()->name;
+}
+
+static void put_words(unsigned char *dst, uint64_t key, uint64_t w, size_t n)
+{
+	words_get()->fn(dst, key + w * WORD_STEP, n);
+}
+
+/* Writes @v in decimal at @dst, without a NUL; returns its length. */
+static size_t put_decimal(char *dst, uint64_t v)
+{
+	char digits[20];
+	size_t n = 0, i;
+
+	do {
+		digits[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (i = 0; i < n; i++)
+		dst[i] = digits[n - 1 - i];
+	return n;
+}
+
+/*
+ * "testfs page N file NAME", padded with spaces, cut to leave room for
+ * the final newline. The page number and " file " always fit (at most
+ * 38 bytes); the name takes what is left.
+ */
 static void stamp_header(const struct pattern_source *src, uint64_t page,
 			 unsigned char *dst)
 {
-	char hdr[TESTFS_STAMP_HEADER + 1];
-	int n;
+	static const char page_text[] = "testfs page ";
+	static const char file_text[] = " file ";
+	char hdr[TESTFS_STAMP_HEADER];
+	size_t n = sizeof(page_text) - 1, name_len = src->name_len;
 
-	n = snprintf(hdr, sizeof(hdr), "testfs page %" PRIu64 " file %.*s",
-		     page, (int)src->name_len, src->name);
-	if (n < 0)
-		n = 0;
-	if (n > (int)TESTFS_STAMP_HEADER - 1)
-		n = TESTFS_STAMP_HEADER - 1;
-	memset(hdr + n, ' ', TESTFS_STAMP_HEADER - 1 - (size_t)n);
+	memset(hdr, ' ', sizeof(hdr));
+	memcpy(hdr, page_text, n);
+	n += put_decimal(hdr + n, page);
+	memcpy(hdr + n, file_text, sizeof(file_text) - 1);
+	n += sizeof(file_text) - 1;
+	if (name_len > TESTFS_STAMP_HEADER - 1 - n)
+		name_len = TESTFS_STAMP_HEADER - 1 - n;
+	memcpy(hdr + n, src->name, name_len);
 	hdr[TESTFS_STAMP_HEADER - 1] = '\n';
 	memcpy(dst, hdr, TESTFS_STAMP_HEADER);
 }
@@ -84,8 +227,7 @@ static void generate_unit(const struct pattern_source *src, uint64_t unit,
 		stamp_header(src, unit, dst);
 		i = TESTFS_STAMP_HEADER;
 	}
-	for (; i < TESTFS_STAMP_PAGE; i += 8)
-		put_word(dst + i, src->key, w + i / 8);
+	put_words(dst + i, src->key, w + i / 8, (TESTFS_STAMP_PAGE - i) / 8);
 }
 
 void pattern_generate(const struct pattern_source *src, uint64_t off, void *buf,
