@@ -4,6 +4,7 @@
  * measured in the same run on the same machine.
  *
  *   build/bench/throughput [--quick] [--rounds N] [--raw]
+ *                          [--daemon-arg ARG]...
  *   meson test --benchmark -C build
  *
  * Systems, each serving a 512 MiB file:
@@ -63,7 +64,8 @@
  * the servers and unmounting everything (the minimal server also gets
  * SIGTERM when this process dies: PR_SET_PDEATHSIG; testfs has
  * --watch-pid; so even a SIGKILL leaves no mount, only the minimal
- * server's empty mountpoint directory). --raw prints every run on stderr.
+ * server's empty mountpoint directory). --raw prints every run on stderr;
+ * --daemon-arg ARG passes ARG to testfs (repeatable: --no-trace, ...).
  * Exit status: 0; 1 with the reason when it could not run; 128 + the
  * signal when stopped by one; 77 without root.
  */
@@ -163,6 +165,11 @@ static long effective_ra[NRA][NSYS];
 
 /* --raw: print every run as it ends (stderr). */
 static bool raw;
+
+/* --daemon-arg: more testfs arguments (e.g. --no-trace), NULL-ended. */
+#define MAX_DAEMON_ARGS 16
+static const char *daemon_args[MAX_DAEMON_ARGS + 1];
+static int ndaemon_args;
 
 /* How the cold state was reached, over all FUSE runs. */
 static struct {
@@ -529,6 +536,7 @@ static int start_testfs(struct mounts *m, unsigned ra_kb)
 		.files = testfs_files,
 		.ra_kb = ra_kb,
 		.daemon = m->testfs_bin,
+		.extra_args = ndaemon_args ? daemon_args : NULL,
 		.timeout_ms = START_LIMIT_MS,
 	};
 	int err;
@@ -1123,7 +1131,8 @@ static void print_value(double v, int width)
 
 /* The issue's target: ra 1 MiB, 1 MiB and 4 KiB reads, >= 0.90. */
 #define TARGET_RA 1
-#define TARGET_RATIO 0.90
+#define TARGET_RATIO 0.95
+#define BAR_RATIO 0.90
 
 static void report(int rounds)
 {
@@ -1182,17 +1191,19 @@ static void report(int rounds)
 			       median_of(ra, w, SYS_TMPFS, rounds, 2));
 		}
 	}
-	printf("\nTarget (issue 7): testfs / minimal >= %.2f at "
-	       "read_ahead_kb %u with 1 MiB and\n4 KiB reads (medians of "
-	       "the per-round ratios):\n\n",
-	       TARGET_RATIO, ra_values[TARGET_RA]);
+	printf("\nTarget (issue 7): testfs / minimal >= %.2f (aiming at "
+	       "1.0; %.2f is the bar)\nat read_ahead_kb %u with 1 MiB and "
+	       "4 KiB reads (medians of the per-round\nratios):\n\n",
+	       TARGET_RATIO, BAR_RATIO, ra_values[TARGET_RA]);
 	for (s = SYS_STAMP; s <= SYS_ZERO; s++) {
 		for (w = W_READ_1M; w <= W_READ_4K; w++) {
 			ratio = ratio_of(TARGET_RA, w, (enum system)s, rounds,
 					 NULL, NULL);
 			printf("- %s, %s: %.2f, %s\n", sys_names[s],
 			       workloads[w].name, ratio,
-			       ratio >= TARGET_RATIO ? "met" : "missed");
+			       ratio >= TARGET_RATIO ? "met"
+			       : ratio >= BAR_RATIO  ? "missed (above the bar)"
+						    : "missed (below the bar)");
 		}
 	}
 	printf("\nEffective read_ahead_kb, read back from sysfs (tmpfs has "
@@ -1262,7 +1273,8 @@ static const char *shown(const char *path)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: throughput [--quick] [--rounds N] [--raw]\n"
+		"usage: throughput [--quick] [--rounds N] [--raw] "
+		"[--daemon-arg ARG]...\n"
 		"Compares testfs with a minimal FUSE server and tmpfs: cold "
 		"sequential read(2)\n"
 		"of a 512 MiB file (1 MiB and 4 KiB reads) and random 4 KiB "
@@ -1270,9 +1282,11 @@ static void usage(FILE *f)
 		"read_ahead_kb 128 and 1024, alternating. --rounds N: N "
 		"rounds (default %d,\n"
 		"--quick %d, at most %d); --raw: every run on stderr "
-		"(round 0: warm-up).\n"
+		"(round 0: warm-up);\n"
+		"--daemon-arg ARG: pass ARG to testfs (e.g. --no-trace), "
+		"up to %d.\n"
 		"Needs root. Environment: TESTFS_BIN, MINIMAL_SERVER.\n",
-		DEFAULT_ROUNDS, QUICK_ROUNDS, MAX_ROUNDS);
+		DEFAULT_ROUNDS, QUICK_ROUNDS, MAX_ROUNDS, MAX_DAEMON_ARGS);
 }
 
 int main(int argc, char **argv)
@@ -1302,6 +1316,9 @@ int main(int argc, char **argv)
 			rounds = (int)v;
 		} else if (strcmp(argv[i], "--raw") == 0) {
 			raw = true;
+		} else if (strcmp(argv[i], "--daemon-arg") == 0 &&
+			   i + 1 < argc && ndaemon_args < MAX_DAEMON_ARGS) {
+			daemon_args[ndaemon_args++] = argv[++i];
 		} else if (strcmp(argv[i], "-h") == 0 ||
 			   strcmp(argv[i], "--help") == 0) {
 			usage(stdout);
@@ -1349,8 +1366,15 @@ int main(int argc, char **argv)
 	printf("testfs throughput benchmark%s: Linux %s %s, nproc %ld\n\n",
 	       rounds == QUICK_ROUNDS ? " (--quick)" : "", u.release, u.machine,
 	       sysconf(_SC_NPROCESSORS_ONLN));
-	printf("- testfs: %s, log on (its in-memory ring; no --log file)\n"
-	       "- minimal: %s\n"
+	printf("- testfs: %s, log on (its in-memory ring; no --log file), ",
+	       shown(m.testfs_bin));
+	if (!ndaemon_args)
+		printf("its default arguments\n");
+	for (i = 0; i < ndaemon_args; i++)
+		printf("%s%s", i ? " " : "arguments: ", daemon_args[i]);
+	if (ndaemon_args)
+		printf("\n");
+	printf("- minimal: %s\n"
 	       "- tmpfs: page-cache hits (a tmpfs file cannot be evicted): "
 	       "the ceiling\n"
 	       "- files of 512 MiB; mmap: %u distinct random pages; "
@@ -1358,7 +1382,7 @@ int main(int argc, char **argv)
 	       "- %d rounds after a warm-up round, in the order stamp, "
 	       "minimal, zero, tmpfs,\n"
 	       "  reversed every other round\n\n",
-	       shown(m.testfs_bin), shown(m.minimal_bin), TOUCHES, rounds);
+	       shown(m.minimal_bin), TOUCHES, rounds);
 	fflush(stdout);
 
 	fprintf(stderr, "throughput: mounting tmpfs and writing its file\n");
