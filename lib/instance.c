@@ -246,7 +246,7 @@ static int build_argv(const struct testfs_config *cfg, const char *daemon,
 
 	/* 8 fixed, 2 per file and rule, 2 per knob (5), --log, --latency,
 	 * --[no-]trace, mountpoint, NULL. */
-	argv = calloc(25 + 2 * (nfiles + nrules + nerrors) + nextra,
+	argv = calloc(26 + 2 * (nfiles + nrules + nerrors) + nextra,
 		      sizeof(*argv));
 	if (!argv)
 		return -ENOMEM;
@@ -304,6 +304,8 @@ static int build_argv(const struct testfs_config *cfg, const char *daemon,
 	}
 	if (cfg->trace)
 		argv[n++] = cfg->trace > 0 ? "--trace" : "--no-trace";
+	if (cfg->trace_reads)
+		argv[n++] = "--trace-reads";
 	for (i = 0; i < nrules; i++) {
 		argv[n++] = "--rule";
 		argv[n++] = cfg->rules[i];

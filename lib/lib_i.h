@@ -51,6 +51,7 @@ struct testfs_log {
 	size_t nstrings;
 	/* Kernel correlation: the header said the tracer was on. */
 	bool traced;
+	bool reads_traced; /* --trace-reads */
 	/* Why the daemon does not trace (.testfs/config), or NULL. */
 	char *trace_why;
 	/* The files the daemon serves (file pointers into strings). */

@@ -59,6 +59,7 @@ static void convert_attr(const struct log_attr *a, struct testfs_record *out)
 	out->folio_order = a->order;
 	out->alloc_order = a->alloc_order;
 	out->late = (a->flags & LOG_ATTR_LATE) != 0;
+	out->by_read = (a->flags & LOG_ATTR_READ_TRIGGER) != 0;
 }
 
 static void convert_read(const struct log_record *in,
@@ -312,6 +313,7 @@ int testfs_log_snapshot(struct testfs *fs, struct testfs_log **out)
 	}
 	log->lost = hdr.lost;
 	log->traced = (hdr.flags & LOG_BIN_TRACED) != 0;
+	log->reads_traced = (hdr.flags & LOG_BIN_TRACE_READS) != 0;
 	if (!log->traced) {
 		log->trace_why = lib_trace_why(&trace);
 		if (!log->trace_why) {

@@ -287,6 +287,21 @@ static void count_late(const struct testfs_log *log, const char *name,
 			out->late_reads++;
 }
 
+/* Whether some read of @name came from a decision made on read(2). */
+static bool read_triggered(const struct testfs_log *log, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < log->count; i++) {
+		const struct testfs_record *r = &log->recs[i];
+
+		if (r->kind == TESTFS_RECORD_READ && r->by_read && r->file &&
+		    !strcmp(r->file, name))
+			return true;
+	}
+	return false;
+}
+
 int testfs_log_usage(const struct testfs_log *log, const char *name,
 		     struct testfs_usage *out, struct testfs_extents *wasted)
 {
@@ -328,8 +343,11 @@ int testfs_log_usage(const struct testfs_log *log, const char *name,
 	out->accessed = accessed.pages;
 	out->mapped = mapped.pages;
 	out->wasted = waste.pages;
+	out->wasted_known = log->reads_traced || !read_triggered(log, name);
+	if (!out->wasted_known)
+		out->wasted = 0;
 	count_late(log, name, out);
-	if (wasted) {
+	if (wasted && out->wasted_known) {
 		*wasted = waste;
 		waste = (struct testfs_extents)TESTFS_EXTENTS_INIT;
 	}

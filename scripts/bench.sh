@@ -120,12 +120,15 @@ progress "latency benchmark ($builddir/bench/latency${quick:+ $quick})"
 timeout 900 "$builddir/bench/latency" $quick >"$work/latency.txt"
 
 # Tracing on and off: the throughput comparison again with testfs's
-# kernel correlation switched off (--no-trace); the first run used the
-# daemon's defaults (on when root and tracefs allow it). A dedicated
-# tracing benchmark can take this place later.
+# kernel correlation switched off (--no-trace), and with read(2) lookups
+# traced too (--trace-reads); the first run used the daemon's defaults
+# (on when root and tracefs allow it, without read(2) lookups).
 progress "throughput benchmark, testfs --no-trace"
 timeout 1800 "$builddir/bench/throughput" $quick --daemon-arg --no-trace \
 	>"$work/throughput-notrace.txt"
+progress "throughput benchmark, testfs --trace-reads"
+timeout 1800 "$builddir/bench/throughput" $quick --daemon-arg --trace-reads \
+	>"$work/throughput-reads.txt"
 
 # ---------------------------------------------------------------------
 # The profile: perf record of each server while a 1 MiB read(2) stream
@@ -336,11 +339,18 @@ minutes=$(( ($(date +%s) - t_start + 59) / 60 ))
 	echo "\`build/bench/throughput${quick:+ $quick} --daemon-arg --no-trace\`: the same"
 	echo "comparison with testfs's kernel correlation off. The throughput section"
 	echo "above ran testfs with its defaults: correlation on, since this runs as"
-	echo "root with tracefs (its tracepoints fire in the reader, per read(2) and"
-	echo "per fault, and the daemon reads the events)."
+	echo "root with tracefs (readahead tracepoints once per window, fault"
+	echo "tracepoints once per fault; the daemon reads the events)."
 	echo
 	# The tables and the target, without the header and the footer.
 	sed -n '/^Medians over/,/^Effective/p' "$work/throughput-notrace.txt" |
+		sed '$d' | sed '${/^$/d}'
+	echo
+	echo "\`build/bench/throughput${quick:+ $quick} --daemon-arg --trace-reads\`:"
+	echo "correlation on with read(2) page-cache lookups traced too"
+	echo "(mm_filemap_get_pages fires once per read(2) call, in the reader)."
+	echo
+	sed -n '/^Medians over/,/^Effective/p' "$work/throughput-reads.txt" |
 		sed '$d' | sed '${/^$/d}'
 	echo
 	echo "## Latency"

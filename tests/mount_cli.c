@@ -55,6 +55,7 @@ static const struct bad_case bad_cases[] = {
 	{ { "--tracefs", "sys/kernel/tracing", "/mnt" }, "--tracefs" },
 	{ { "--tracefs" }, "--tracefs" },
 	{ { "--trace=yes", "/mnt" }, "--trace" },
+	{ { "--no-trace", "--trace-reads", "/mnt" }, "--trace-reads" },
 };
 
 Test(cli, bad_arguments_exit_2_naming_them, .timeout = 60)
@@ -104,6 +105,7 @@ Test(cli, help_documents_every_option)
 		"--trace",
 		"--no-trace",
 		"--tracefs",
+		"--trace-reads",
 		"--help",
 		"--version",
 		"stamp",

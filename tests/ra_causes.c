@@ -223,6 +223,7 @@ Test(causes, mmap_first_fault_reads_around_it)
 	outside = testfs_log_outside(log, BIG, 1024, 2047, &before, &after);
 	cr_assert_geq(outside, 0);
 	testfs_assert_ok(testfs_log_usage(log, BIG, &u, NULL));
+	cr_assert(u.wasted_known, "faults only: every access is traced");
 	cr_assert_eq(u.wasted, (uint64_t)outside,
 		     "wasted %llu, fetched outside the VMA %lld",
 		     (unsigned long long)u.wasted, (long long)outside);
@@ -519,4 +520,57 @@ Test(causes, a_window_split_into_several_reads_is_one_window)
 	cr_assert_eq(w->pages, w->size);
 	assert_windows_cover_fetched(log);
 	testfs_log_free(log);
+}
+
+/*
+ * read(2) accesses: seen with --trace-reads (the lookups are traced), so
+ * the pages read ahead past the last read(2) are the wasted ones; without
+ * it they are unknown and the library says so instead of calling every
+ * page wasted.
+ */
+static void read_stream(bool trace_reads, struct testfs_usage *u, bool *by_read)
+{
+	static const char *const files[] = { BIG ":64M", NULL };
+	struct testfs_config cfg = { 0 };
+	const struct testfs_record *r[4];
+	struct testfs_log *log;
+	int fd;
+
+	cfg.files = files;
+	cfg.ra_kb = 128;
+	cfg.trace = 1;
+	cfg.trace_reads = trace_reads;
+	testfs_assert_ok(testfs_start(&cfg, &fs));
+	testfs_assert_ok(testfs_cold(fs, BIG));
+	fd = testfs_open(fs, BIG, O_RDONLY);
+	cr_assert_geq(fd, 0);
+	read_pages(fd, 0, 100);
+	close(fd);
+	log = snapshot();
+	cr_assert_geq(reads_of(log, r, 4), 1);
+	*by_read = r[0]->by_read;
+	testfs_assert_ok(testfs_log_usage(log, BIG, u, NULL));
+	testfs_log_free(log);
+	ra_stop();
+}
+
+Test(causes, read_accesses_are_counted_with_trace_reads)
+{
+	struct testfs_usage u;
+	bool by_read;
+
+	ra_require_fuse();
+	read_stream(true, &u, &by_read);
+	cr_assert(by_read, "the first window was not started by read(2)");
+	cr_assert(u.wasted_known);
+	cr_assert_eq(u.accessed, 100, "accessed %llu",
+		     (unsigned long long)u.accessed);
+	cr_assert_eq(u.wasted, u.fetched - 100, "fetched %llu, wasted %llu",
+		     (unsigned long long)u.fetched,
+		     (unsigned long long)u.wasted);
+	read_stream(false, &u, &by_read);
+	cr_assert(by_read);
+	cr_assert_not(u.wasted_known);
+	cr_assert_eq(u.wasted, 0);
+	cr_assert_eq(u.accessed, 0);
 }

@@ -29,6 +29,12 @@
 #define GIVE_UP_SPAN (1u << 16)
 /* A fault explains a one-page read without a batch this long after it. */
 #define SINGLE_HORIZON_NS (10ull * 1000 * 1000 * 1000)
+/*
+ * A decision's events (fault, sync/async_ra, ra_order, ra_unbounded)
+ * follow each other within microseconds in one task; state older than
+ * this belongs to an access that read nothing, and is forgotten.
+ */
+#define DECISION_HORIZON_NS (10ull * 1000 * 1000)
 
 struct batch {
 	uint64_t ts;
@@ -70,6 +76,7 @@ struct pid_ctx {
 	bool used;
 	uint64_t used_ts;
 	bool has_sync, has_async, has_order, has_fault;
+	uint64_t decision_ts; /* the last decision or fault event */
 	struct trace_event sync;
 	struct trace_event async;
 	struct trace_event order;
@@ -85,6 +92,7 @@ struct pid_ctx {
 struct correlator {
 	struct log_ring *log;
 	struct tracer *tracer;
+	bool trace_reads;
 	uint32_t page_shift;
 	pthread_mutex_t lock;
 
@@ -473,6 +481,9 @@ static void fill_decision(const struct pid_ctx *p, uint64_t ino, unsigned cause,
 	else if (cause == LOG_CAUSE_SYNC || cause == LOG_CAUSE_SINGLE)
 		in = p->has_sync ? &p->sync : NULL;
 	if (in) {
+		/* No fault before it: read(2), splice, sendfile... */
+		if (!(p->has_fault && p->fault_ino == ino))
+			a->flags |= LOG_ATTR_READ_TRIGGER;
 		a->trigger_page = in->index;
 		a->ra_pages = in->ra_pages;
 		a->mmap_miss =
@@ -679,6 +690,14 @@ static void on_event(const struct trace_event *ev, void *arg)
 	/* Every read answered before this event can be explained now. */
 	sweep(c, ev->ts_ns, false);
 	p = pid_get(c, ev->pid, ev->ts_ns);
+	if (p->decision_ts &&
+	    ev->ts_ns - p->decision_ts > DECISION_HORIZON_NS &&
+	    ev->kind != TRACE_MAP_PAGES && ev->kind != TRACE_GET_PAGES) {
+		forget_decision(p);
+		p->has_fault = false;
+	}
+	if (ev->kind != TRACE_MAP_PAGES && ev->kind != TRACE_GET_PAGES)
+		p->decision_ts = ev->ts_ns;
 	switch (ev->kind) {
 	case TRACE_SYNC_RA:
 		forget_decision(p);
@@ -744,6 +763,10 @@ struct correlator *correlator_start(const struct correlator_options *o,
 	to.fn = on_event;
 	to.arg = c;
 	to.tracefs = o->tracefs;
+	to.kinds = (1u << TRACE_KIND_COUNT) - 1;
+	if (!o->trace_reads)
+		to.kinds &= ~(1u << TRACE_GET_PAGES);
+	c->trace_reads = o->trace_reads;
 	c->tracer = tracer_start(&to, why, whylen);
 	if (!c->tracer) {
 		pthread_mutex_destroy(&c->lock);
@@ -780,6 +803,11 @@ void correlator_sync(struct correlator *c, int timeout_ms)
 		pend_close_all(c, &c->pids[i]);
 	pend_write(c, true);
 	pthread_mutex_unlock(&c->lock);
+}
+
+bool correlator_traces_reads(const struct correlator *c)
+{
+	return c->trace_reads;
 }
 
 uint64_t correlator_done_pos(struct correlator *c)

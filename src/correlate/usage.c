@@ -25,6 +25,7 @@ struct ufile {
 	struct rlist fetched, accessed, mapped;
 	uint64_t late_accesses;
 	uint64_t late_reads;
+	bool read_triggered; /* a window started by read(2) */
 };
 
 struct win {
@@ -195,6 +196,8 @@ static void visit(void *arg, const struct log_record *rec)
 	rl_add(u, &f->fetched, first, last);
 	if (rec->read.attr.flags & LOG_ATTR_LATE)
 		f->late_reads++;
+	if (rec->read.attr.flags & LOG_ATTR_READ_TRIGGER)
+		f->read_triggered = true;
 }
 
 static int win_cmp(const void *a, const void *b)
@@ -291,7 +294,8 @@ static void add_order_note(struct strbuf *sb, const struct usage_hist *h)
 }
 
 int usage_render(struct log_ring *ring, uint64_t from, uint32_t page_size,
-		 usage_name_fn name_of, void *ctx, struct strbuf *sb)
+		 bool traced, bool reads_traced, usage_name_fn name_of,
+		 void *ctx, struct strbuf *sb)
 {
 	struct uctx u;
 	bool first = true;
@@ -333,11 +337,22 @@ int usage_render(struct log_ring *ring, uint64_t from, uint32_t page_size,
 		json_add_cstring(sb, name_of(ctx, f->ino));
 		strbuf_addf(sb,
 			    ":{\"fetched\":%" PRIu64 ",\"accessed\":%" PRIu64
-			    ",\"mapped\":%" PRIu64 ",\"wasted\":%" PRIu64
+			    ",\"mapped\":%" PRIu64 ",\"wasted\":",
+			    fetched, accessed, mapped);
+		if (!traced)
+			strbuf_adds(
+				sb,
+				"null,\"wasted_why\":\"no kernel tracing: accesses are not seen\"");
+		else if (!reads_traced && f->read_triggered)
+			strbuf_adds(
+				sb,
+				"null,\"wasted_why\":\"read(2) started readahead here and read(2) accesses are not traced (--trace-reads)\"");
+		else
+			strbuf_addf(sb, "%" PRIu64, wasted);
+		strbuf_addf(sb,
 			    ",\"late_accesses\":%" PRIu64
 			    ",\"late_reads\":%" PRIu64 "}",
-			    fetched, accessed, mapped, wasted, f->late_accesses,
-			    f->late_reads);
+			    f->late_accesses, f->late_reads);
 	}
 	strbuf_adds(sb, "},\"histograms\":{");
 	add_hist(sb, "request_pages", u.h.request_pages, true, 0);

@@ -9,6 +9,7 @@
 #ifndef TESTFS_CORRELATE_USAGE_H
 #define TESTFS_CORRELATE_USAGE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "../common/strbuf.h"
@@ -33,9 +34,13 @@ typedef const char *(*usage_name_fn)(void *ctx, uint64_t ino);
  * Walks @ring from position @from and appends to @sb:
  *	"files":{"NAME":{"fetched":N,"accessed":N,"mapped":N,"wasted":N,
  *	"late_accesses":N,"late_reads":N},...},"histograms":{...}
- * (no braces around it). Returns 0 or -ENOMEM.
+ * (no braces around it). "wasted" is null, with a "wasted_why", when the
+ * accesses were not seen: without @traced (no kernel tracing), or for a
+ * file whose readahead read(2) started without @reads_traced. Returns 0
+ * or -ENOMEM.
  */
 int usage_render(struct log_ring *ring, uint64_t from, uint32_t page_size,
-		 usage_name_fn name_of, void *ctx, struct strbuf *sb);
+		 bool traced, bool reads_traced, usage_name_fn name_of,
+		 void *ctx, struct strbuf *sb);
 
 #endif

@@ -98,6 +98,8 @@ static void render_log_bin(struct testfs *t, struct strbuf *sb)
 	hdr.next_seq = log_ring_head(&t->log) + 1;
 	hdr.page_size = t->page_size;
 	hdr.flags = t->corr ? LOG_BIN_TRACED : 0;
+	if (t->corr && correlator_traces_reads(t->corr))
+		hdr.flags |= LOG_BIN_TRACE_READS;
 	memcpy(sb->data, &hdr, sizeof(hdr));
 }
 
@@ -133,7 +135,8 @@ static void render_trace_config(struct testfs *t, struct strbuf *sb)
 		return;
 	}
 	correlator_describe(t->corr, desc, sizeof(desc));
-	strbuf_adds(sb, "{\"on\":true,\"why\":\"\",\"tracer\":");
+	strbuf_addf(sb, "{\"on\":true,\"why\":\"\",\"reads\":%s,\"tracer\":",
+		    correlator_traces_reads(t->corr) ? "true" : "false");
 	json_add_cstring(sb, desc);
 	strbuf_adds(sb, "}");
 }
@@ -172,7 +175,9 @@ static void render_trace_stats(struct testfs *t, struct strbuf *sb)
 		strbuf_adds(sb, "\"trace\":{\"on\":false},");
 	}
 	usage_render(&t->log, atomic_load(&t->log.clear_pos), t->page_size,
-		     usage_name, t, sb);
+		     t->corr != NULL,
+		     t->corr && correlator_traces_reads(t->corr), usage_name, t,
+		     sb);
 }
 
 static void render_config(struct testfs *t, struct strbuf *sb)

@@ -54,6 +54,7 @@ struct options {
 	/* --trace / --no-trace; default OPT_TRACE_AUTO (0). */
 	int trace;
 	char *tracefs; /* --tracefs DIR, or NULL */
+	bool trace_reads; /* --trace-reads */
 	/* --latency, --rule, --error, checked as they are parsed (NULL when
 	 * none was given). */
 	struct rule_set *rules;

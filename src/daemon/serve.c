@@ -62,6 +62,7 @@ static int start_tracing(struct testfs *t, dev_t dev)
 	co.dev_major = major(dev);
 	co.dev_minor = minor(dev);
 	co.tracefs = t->opts->tracefs;
+	co.trace_reads = t->opts->trace_reads;
 	c = correlator_start(&co, why, sizeof(why));
 	pthread_mutex_lock(&t->ctl_lock);
 	t->corr = c;

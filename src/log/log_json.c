@@ -76,6 +76,8 @@ static void add_attr(struct strbuf *sb, const struct log_attr *a)
 	}
 	if (a->flags & LOG_ATTR_LATE)
 		strbuf_adds(sb, ",\"late\":true");
+	if (a->flags & LOG_ATTR_READ_TRIGGER)
+		strbuf_adds(sb, ",\"by_read\":true");
 }
 
 static void log_json_access(struct strbuf *sb, const struct log_record *rec,

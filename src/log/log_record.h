@@ -40,6 +40,8 @@ enum log_cause {
 
 /* log_attr.flags */
 #define LOG_ATTR_LATE 0x1 /* an access waited on this read */
+/* The decision came from a read(2)-style access (no fault before it). */
+#define LOG_ATTR_READ_TRIGGER 0x2
 
 /*
  * The kernel's decision behind a read: the window it belongs to. Written
@@ -135,6 +137,8 @@ struct log_bin_header {
 
 /* log_bin_header.flags: the kernel tracer was on (causes are filled). */
 #define LOG_BIN_TRACED 0x1
+/* ... and followed read(2) page-cache lookups too (--trace-reads). */
+#define LOG_BIN_TRACE_READS 0x2
 
 _Static_assert(sizeof(struct log_bin_header) == 64, "64-byte header");
 
