@@ -114,11 +114,58 @@ void options_free(struct options *o)
 	for (i = 0; i < o->nfiles; i++)
 		free(o->files[i].name);
 	free(o->files);
+	free(o->name_index);
 	free(o->mountpoint);
 	free(o->log_path);
 	free(o->tracefs);
 	rules_free(o->rules);
 	options_init(o);
+}
+
+static size_t name_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
+	return (size_t)h;
+}
+
+/*
+ * The index of file @name in o->files, or SIZE_MAX; with @add, the slot
+ * is claimed for o->nfiles (the file about to be added). A hash, so that
+ * 100 000 files are checked for duplicates in linear time. Returns
+ * SIZE_MAX - 1 when out of memory.
+ */
+static size_t name_lookup(struct options *o, const char *name, bool add)
+{
+	size_t mask, i;
+
+	if (add && (o->nfiles + 1) * 2 > o->name_index_cap) {
+		size_t cap = o->name_index_cap ? o->name_index_cap * 2 : 64;
+		size_t *v = calloc(cap, sizeof(*v)), k;
+
+		if (!v)
+			return SIZE_MAX - 1;
+		for (k = 0; k < o->nfiles; k++) {
+			for (i = name_hash(o->files[k].name) & (cap - 1); v[i];
+			     i = (i + 1) & (cap - 1))
+				;
+			v[i] = k + 1;
+		}
+		free(o->name_index);
+		o->name_index = v;
+		o->name_index_cap = cap;
+	}
+	if (!o->name_index_cap)
+		return SIZE_MAX;
+	mask = o->name_index_cap - 1;
+	for (i = name_hash(name) & mask; o->name_index[i]; i = (i + 1) & mask)
+		if (!strcmp(o->files[o->name_index[i] - 1].name, name))
+			return o->name_index[i] - 1;
+	if (add)
+		o->name_index[i] = o->nfiles + 1;
+	return SIZE_MAX;
 }
 
 /* NAME:SIZE[:PATTERN]; @what names the argument in messages. */
@@ -179,13 +226,15 @@ static int add_file_spec(struct options *o, const char *what, const char *spec,
 			what, spec, pat + 1);
 		goto out_free;
 	}
-	for (i = 0; i < o->nfiles; i++) {
-		if (strcmp(o->files[i].name, name) == 0) {
-			ret = fail(err, errlen,
-				   "%s '%s': duplicate file name '%s'", what,
-				   spec, name);
-			goto out_free;
-		}
+	i = name_lookup(o, name, true);
+	if (i == SIZE_MAX - 1) {
+		ret = fail(err, errlen, "out of memory");
+		goto out_free;
+	}
+	if (i != SIZE_MAX) {
+		ret = fail(err, errlen, "%s '%s': duplicate file name '%s'",
+			   what, spec, name);
+		goto out_free;
 	}
 	fsp->name = name;
 	fsp->size = size;

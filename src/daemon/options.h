@@ -34,7 +34,10 @@ struct options {
 	struct file_spec *files;
 	size_t nfiles;
 	size_t files_cap;
-	bool default_files; /* no file given: the built-in set */
+	/* Indexes + 1 into files by name hash (open addressing), 0: free. */
+	size_t *name_index;
+	size_t name_index_cap; /* a power of two, or 0 */
+	bool default_files;    /* no file given: the built-in set */
 	char *mountpoint;
 	char *log_path;
 	int64_t ra_kb;
@@ -53,7 +56,7 @@ struct options {
 	int64_t watch_pid;
 	/* --trace / --no-trace; default OPT_TRACE_AUTO (0). */
 	int trace;
-	char *tracefs; /* --tracefs DIR, or NULL */
+	char *tracefs;	  /* --tracefs DIR, or NULL */
 	bool trace_reads; /* --trace-reads */
 	/* --latency, --rule, --error, checked as they are parsed (NULL when
 	 * none was given). */
