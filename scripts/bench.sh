@@ -7,8 +7,8 @@
 # machine, kernel and settings they ran with. Progress goes to stderr.
 #
 # Usage (as root): scripts/bench.sh [--quick] [--no-perf] [--output FILE]
-#   --quick    short runs of every benchmark (about a minute instead of
-#              about four on a quiet 2-vCPU VM)
+#   --quick    short runs of every benchmark (about 1.5 minutes instead of
+#              about five on a quiet 2-vCPU VM)
 #   --no-perf  skip the profile (it is skipped anyway without perf)
 #   --output   write FILE instead of docs/benchmarks.md
 # Environment: BUILDDIR (default build), as for scripts/setup.sh.
