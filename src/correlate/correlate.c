@@ -38,6 +38,7 @@
 
 struct batch {
 	uint64_t ts;
+	uint32_t pid;
 	uint64_t first;
 	uint64_t end; /* exclusive; first == end: dead */
 	struct log_attr a;
@@ -178,18 +179,29 @@ static struct ino_state *ino_get(struct correlator *c, uint64_t ino)
 	return st;
 }
 
-/* The newest live batch covering @page traced before @t. */
-static struct batch *batch_find(struct ino_state *st, uint64_t page, uint64_t t)
+/*
+ * The batch a read of [@first, @last] by task @pid that arrived at @t
+ * belongs to: the newest live batch traced before @t that holds the whole
+ * read, preferring the task's own (FUSE names the task that issued the
+ * readahead, and two tasks reading one file have overlapping batches).
+ */
+static struct batch *batch_find(struct ino_state *st, uint64_t first,
+				uint64_t last, uint32_t pid, uint64_t t)
 {
 	uint64_t n = st->nbatches, k;
+	struct batch *other = NULL;
 
 	for (k = 0; k < BATCHES_PER_INO && k < n; k++) {
 		struct batch *b = &st->batches[(n - 1 - k) % BATCHES_PER_INO];
 
-		if (b->ts <= t && b->first <= page && page < b->end)
+		if (b->ts > t || first < b->first || last >= b->end)
+			continue;
+		if (b->pid == pid)
 			return b;
+		if (!other)
+			other = b;
 	}
-	return NULL;
+	return other;
 }
 
 /* ---- pids ---- */
@@ -308,9 +320,12 @@ static void attr_none(struct log_attr *a)
 	a->alloc_order = -1;
 }
 
-/* A fault of the same task on @page shortly before @t. */
-static bool fault_before(struct ino_state *st, uint32_t pid, uint64_t page,
-			 uint64_t t)
+/*
+ * The time of the newest fault of task @pid on @page shortly before @t,
+ * or 0.
+ */
+static uint64_t fault_before(struct ino_state *st, uint32_t pid, uint64_t page,
+			     uint64_t t)
 {
 	uint64_t n = st->naccesses, k;
 
@@ -324,9 +339,9 @@ static bool fault_before(struct ino_state *st, uint32_t pid, uint64_t page,
 			break;
 		if (e->type == LOG_ACCESS_FAULT && e->pid == pid &&
 		    e->first == page)
-			return true;
+			return e->ts;
 	}
-	return false;
+	return 0;
 }
 
 /* Faults between @from and @to on [first, last]: they waited on a read. */
@@ -356,6 +371,24 @@ static unsigned late_faults(struct correlator *c, struct ino_state *st,
 	return late;
 }
 
+/*
+ * A one-page read whose task faulted on that page after batch @b was
+ * traced: the fault read its page without a readahead decision
+ * (MADV_RANDOM, mmap_miss), since a decision would have made a newer
+ * batch. @b is an older window that never read that page (it was cached
+ * then) and must not claim it.
+ */
+static bool single_after(struct ino_state *st, const struct log_record *rec,
+			 uint64_t first, uint64_t last, const struct batch *b)
+{
+	uint64_t f;
+
+	if (first != last)
+		return false;
+	f = fault_before(st, rec->read.pid, first, rec->t_ns);
+	return f && f > b->ts;
+}
+
 static void attribute(struct correlator *c, uint64_t pos,
 		      const struct log_record *rec)
 {
@@ -373,7 +406,10 @@ static void attribute(struct correlator *c, uint64_t pos,
 	if (rec->flags & LOG_FLAG_DIRECT) {
 		a.cause = LOG_CAUSE_DIRECT;
 		a.trigger_page = first;
-	} else if (st && (b = batch_find(st, first, rec->t_ns))) {
+	} else if (st &&
+		   (b = batch_find(st, first, last, rec->read.pid,
+				   rec->t_ns)) &&
+		   !single_after(st, rec, first, last, b)) {
 		a = b->a;
 		batch_ts = b->ts;
 		/*
@@ -496,12 +532,13 @@ static void fill_decision(const struct pid_ctx *p, uint64_t ino, unsigned cause,
 }
 
 static struct batch *batch_add(struct correlator *c, struct ino_state *st,
-			       uint64_t ts, uint64_t first, uint64_t end,
-			       const struct log_attr *a)
+			       uint64_t ts, int32_t pid, uint64_t first,
+			       uint64_t end, const struct log_attr *a)
 {
 	struct batch *b = &st->batches[st->nbatches++ % BATCHES_PER_INO];
 
 	b->ts = ts;
+	b->pid = (uint32_t)pid;
 	b->first = first;
 	b->end = end;
 	b->a = *a;
@@ -542,7 +579,8 @@ static void on_order(struct correlator *c, struct pid_ctx *p,
 	 * A window read with large folios has no ra_unbounded: this batch
 	 * stands for it. When ra_unbounded follows, it replaces it.
 	 */
-	batch_add(c, st, ev->ts_ns, ev->index, ev->index + ev->size, &a);
+	batch_add(c, st, ev->ts_ns, ev->pid, ev->index, ev->index + ev->size,
+		  &a);
 	p->has_order = true;
 	p->order = *ev;
 	p->order_window = a.window;
@@ -590,7 +628,8 @@ static void on_unbounded(struct correlator *c, struct pid_ctx *p,
 	 * minimum order, which is 0 for FUSE.
 	 */
 	a.alloc_order = 0;
-	batch_add(c, st, ev->ts_ns, ev->index, ev->index + ev->nr_to_read, &a);
+	batch_add(c, st, ev->ts_ns, ev->pid, ev->index,
+		  ev->index + ev->nr_to_read, &a);
 	forget_decision(p);
 }
 
@@ -802,12 +841,29 @@ void correlator_sync(struct correlator *c, int timeout_ms)
 	for (i = 0; i < PID_SLOTS; i++)
 		pend_close_all(c, &c->pids[i]);
 	pend_write(c, true);
+	/* Past the access records just written: they are final too. */
+	sweep(c, c->limit, false);
 	pthread_mutex_unlock(&c->lock);
 }
 
 bool correlator_traces_reads(const struct correlator *c)
 {
 	return c->trace_reads;
+}
+
+void correlator_forget(struct correlator *c, uint64_t ino, int timeout_ms)
+{
+	struct ino_state *st;
+	unsigned i;
+
+	if (!c)
+		return;
+	correlator_sync(c, timeout_ms);
+	pthread_mutex_lock(&c->lock);
+	st = ino_find(c, ino);
+	for (i = 0; st && i < BATCHES_PER_INO; i++)
+		st->batches[i].first = st->batches[i].end;
+	pthread_mutex_unlock(&c->lock);
 }
 
 uint64_t correlator_done_pos(struct correlator *c)

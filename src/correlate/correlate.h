@@ -100,6 +100,12 @@ struct correlator *correlator_start(const struct correlator_options *o,
 void correlator_sync(struct correlator *c, int timeout_ms);
 
 /*
+ * correlator_sync(), then closes every batch of inode @ino: after an
+ * eviction, reads of the file belong to new windows only.
+ */
+void correlator_forget(struct correlator *c, uint64_t ino, int timeout_ms);
+
+/*
  * The position up to which every record is attributed (records before it
  * have their final attribution, apart from a later LATE flag).
  */

@@ -114,6 +114,11 @@ static int drop_one(struct testfs *t, struct node *n)
 	char *path = NULL;
 	int fd, err, i;
 
+	/*
+	 * The windows the kernel opened on this file so far explain the
+	 * reads before the eviction, none after it.
+	 */
+	testfs_correlate_forget(t, n->ino);
 	err = fuse_lowlevel_notify_inval_inode(t->se, n->ino, 0, 0);
 	if (err == -ENOENT)
 		return 0; /* the kernel never looked it up: nothing cached */

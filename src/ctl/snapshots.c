@@ -81,12 +81,13 @@ static void render_log_bin(struct testfs *t, struct strbuf *sb)
 {
 	struct log_bin_header hdr;
 	struct render_ctx c = { t, sb, 0, 0 };
+	uint64_t done = testfs_correlate_sync(t);
 	uint64_t from = atomic_load(&t->log.clear_pos);
 
-	testfs_correlate_sync(t);
 	memset(&hdr, 0, sizeof(hdr));
 	strbuf_add(sb, &hdr, sizeof(hdr));
-	log_ring_walk(&t->log, from, bin_visit, bin_lost, &c);
+	log_ring_walk_range(&t->log, from, done, UINT64_MAX, bin_visit,
+			    bin_lost, &c);
 	if (sb->oom)
 		return;
 	memcpy(hdr.magic, LOG_BIN_MAGIC, 8);
@@ -280,6 +281,7 @@ int control_snapshot(struct testfs *t, const struct node *n,
 {
 	struct strbuf sb = STRBUF_INIT;
 	struct control_snapshot *snap;
+	uint64_t done;
 
 	snap = calloc(1, sizeof(*snap));
 	if (!snap)
@@ -287,11 +289,13 @@ int control_snapshot(struct testfs *t, const struct node *n,
 	control_track(t, &snap->link, HANDLE_SNAPSHOT);
 	switch (n->control) {
 	case CONTROL_LOG:
-		testfs_correlate_sync(t);
+		done = testfs_correlate_sync(t);
 		snap->stream = true;
 		snap->start_pos = atomic_load(&t->log.clear_pos);
 		snap->next_pos = snap->start_pos;
 		snap->end_pos = log_ring_head(&t->log);
+		if (done < snap->end_pos)
+			snap->end_pos = done;
 		*out = snap;
 		return 0;
 	case CONTROL_LOG_BIN:

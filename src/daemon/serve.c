@@ -36,21 +36,23 @@ static void stop_serving(struct testfs *t)
 	pthread_kill(serving_thread, SIGTERM);
 }
 
-static void writer_sync(void *arg)
+static uint64_t writer_sync(void *arg)
 {
 	struct testfs *t = arg;
 
 	correlator_sync(t->corr, 1000);
+	return correlator_done_pos(t->corr);
 }
 
 /*
  * Kernel correlation, after the last fork (the tracer has a thread) and
  * once the device is known. Off is not an error unless --trace asked.
  */
-static int start_tracing(struct testfs *t, dev_t dev)
+static int start_tracing(struct testfs *t)
 {
 	struct correlator_options co = { 0 };
 	struct correlator *c;
+	struct mount_entry me;
 	char why[256];
 
 	if (t->opts->trace == OPT_TRACE_OFF) {
@@ -58,9 +60,16 @@ static int start_tracing(struct testfs *t, dev_t dev)
 		atomic_store(&t->trace_decided, true);
 		return 0;
 	}
+	if (!mountinfo_find(t->mountpoint, &me) ||
+	    strcmp(me.fstype, "fuse.testfs") != 0) {
+		snprintf(t->trace_why, sizeof(t->trace_why),
+			 "the mount is not in /proc/self/mountinfo");
+		atomic_store(&t->trace_decided, true);
+		return t->opts->trace == OPT_TRACE_REQUIRED ? -1 : 0;
+	}
 	co.log = &t->log;
-	co.dev_major = major(dev);
-	co.dev_minor = minor(dev);
+	co.dev_major = major(me.dev);
+	co.dev_minor = minor(me.dev);
 	co.tracefs = t->opts->tracefs;
 	co.trace_reads = t->opts->trace_reads;
 	c = correlator_start(&co, why, sizeof(why));
@@ -75,10 +84,18 @@ static int start_tracing(struct testfs *t, dev_t dev)
 	return !c && t->opts->trace == OPT_TRACE_REQUIRED ? -1 : 0;
 }
 
-void testfs_correlate_sync(struct testfs *t)
+uint64_t testfs_correlate_sync(struct testfs *t)
+{
+	if (!atomic_load(&t->trace_decided) || !t->corr)
+		return UINT64_MAX;
+	correlator_sync(t->corr, 1000);
+	return correlator_done_pos(t->corr);
+}
+
+void testfs_correlate_forget(struct testfs *t, uint64_t ino)
 {
 	if (atomic_load(&t->trace_decided) && t->corr)
-		correlator_sync(t->corr, 1000);
+		correlator_forget(t->corr, ino, 1000);
 }
 
 /*
@@ -119,11 +136,6 @@ static void *ready_main(void *arg)
 	pthread_mutex_unlock(&t->ctl_lock);
 	if (warn[0])
 		startup_warn("%s", warn);
-	if (start_tracing(t, me.dev) != 0) {
-		startup_fail(1, "--trace: %s", t->trace_why);
-		stop_serving(t);
-		return NULL;
-	}
 	snprintf(
 		line, sizeof(line),
 		"%zu file%s at %s (bdi %s): read_ahead_kb %lld, max_pages %lld, max_background %lld, congestion_threshold %lld, log capacity %llu",
@@ -225,6 +237,14 @@ int serve(struct testfs *t)
 			"cannot mount at %s (is /dev/fuse usable and fusermount3 installed? libfuse printed the reason above)",
 			t->mountpoint);
 		goto out_handlers;
+	}
+	/*
+	 * The tracer starts before the first request is served, so no read
+	 * goes unexplained: mount(2) is done, so mountinfo has the device.
+	 */
+	if (start_tracing(t) != 0) {
+		startup_fail(1, "--trace: %s", t->trace_why);
+		goto out_unmount;
 	}
 	ret = start_helper(&ready_th, ready_main, t);
 	if (ret) {

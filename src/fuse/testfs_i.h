@@ -98,8 +98,16 @@ struct testfs {
 	atomic_bool trace_decided;
 };
 
-/* Attributes the reads so far (no-op without tracing). */
-void testfs_correlate_sync(struct testfs *t);
+/*
+ * Attributes the reads so far (no-op without tracing) and returns the
+ * log position before which every record is final (UINT64_MAX without
+ * tracing): a reader shows records up to there, so none is shown before
+ * its cause is known.
+ */
+uint64_t testfs_correlate_sync(struct testfs *t);
+
+/* Syncs, then closes every readahead window of @ino (drop-cache). */
+void testfs_correlate_forget(struct testfs *t, uint64_t ino);
 
 extern const struct fuse_lowlevel_ops testfs_ops;
 

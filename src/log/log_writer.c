@@ -23,7 +23,7 @@ struct log_writer {
 	log_name_fn name_of;
 	void *name_ctx;
 	/* Called before each drain (under lock): brings records up to date. */
-	void (*sync)(void *ctx);
+	uint64_t (*sync)(void *ctx);
 	void *sync_ctx;
 	int fd;
 	/* Serialises draining; the read path never takes it. */
@@ -81,9 +81,13 @@ static int drain_locked(struct log_writer *w)
 	uint64_t to = log_ring_head(w->ring);
 
 	strbuf_reset(&w->buf);
-	/* Records published before the sync have their final form. */
-	if (w->sync)
-		w->sync(w->sync_ctx);
+	/* Only records in their final form (attributed) are written. */
+	if (w->sync) {
+		uint64_t done = w->sync(w->sync_ctx);
+
+		if (done < to)
+			to = done;
+	}
 	w->cursor = log_ring_walk_range(w->ring, w->cursor, to, UINT64_MAX,
 					writer_visit, writer_lost, w);
 	if (w->buf.oom)
@@ -165,7 +169,7 @@ int log_writer_flush(struct log_writer *w)
 	return err;
 }
 
-void log_writer_set_sync(struct log_writer *w, void (*sync)(void *ctx),
+void log_writer_set_sync(struct log_writer *w, uint64_t (*sync)(void *ctx),
 			 void *ctx)
 {
 	pthread_mutex_lock(&w->lock);

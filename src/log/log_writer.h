@@ -30,8 +30,10 @@ int log_writer_flush(struct log_writer *w);
 /*
  * Sets (or with NULL clears) a function called before each drain, such as
  * the correlator's sync, so records are written with their attribution.
+ * It returns the position before which records are final; the drain
+ * stops there.
  */
-void log_writer_set_sync(struct log_writer *w, void (*sync)(void *ctx),
+void log_writer_set_sync(struct log_writer *w, uint64_t (*sync)(void *ctx),
 			 void *ctx);
 
 /* Records the writer had to give up on since it started. */

@@ -178,6 +178,27 @@ static long instance_pid(const char *name)
 }
 
 /* When process @pid started, in seconds since the epoch; -1 if unknown. */
+/* Whether process @pid has ended but is not reaped yet (a zombie). */
+static bool process_is_zombie(long pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	/* Field 3, the state, follows the name in parentheses. */
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+}
+
 static long long process_start(long pid)
 {
 	char path[64], buf[1024], *p;
@@ -229,6 +250,9 @@ bool tracefs_instance_is_stale(const char *tracefs, const char *name,
 	if (pid_out)
 		*pid_out = (pid_t)pid;
 	if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+		return true;
+	/* A SIGKILLed daemon can stay a zombie for a while: it is gone. */
+	if (process_is_zombie(pid))
 		return true;
 	/*
 	 * The pid exists (maybe it is ours): stale only if that process is
