@@ -13,10 +13,9 @@
  */
 #include "ra_common.h"
 
-#include <dirent.h>
-#include <pthread.h>
+#include <signal.h>
 #include <sys/stat.h>
-#include <time.h>
+#include <sys/wait.h>
 
 TestSuite(causes, .fini = ra_stop, .timeout = 60);
 
@@ -573,4 +572,117 @@ Test(causes, read_accesses_are_counted_with_trace_reads)
 	cr_assert_not(u.wasted_known);
 	cr_assert_eq(u.wasted, 0);
 	cr_assert_eq(u.accessed, 0);
+}
+
+/*
+ * Windows do not outlive their pages: after a reverse walk (read-around
+ * windows that partly found their pages cached) and a drop-cache,
+ * MADV_RANDOM faults are single reads, not reads of an old window.
+ */
+Test(causes, old_windows_do_not_claim_later_reads)
+{
+	const struct testfs_record *r[128];
+	struct testfs_log *log;
+	struct testfs_map m;
+	size_t n, i;
+
+	start_traced(1024, NULL);
+	testfs_assert_ok(
+		testfs_map(fs, BIG, 0, 2048, PROT_READ, MAP_SHARED, &m));
+	cr_assert_eq(testfs_touch(&m, TESTFS_ORDER_REVERSE, 0, NULL), 2048);
+	testfs_unmap(&m);
+	testfs_assert_ok(testfs_cold(fs, BIG));
+	testfs_assert_ok(
+		testfs_map(fs, BIG, 0, 300, PROT_READ, MAP_SHARED, &m));
+	testfs_assert_ok(testfs_madvise(&m, MADV_RANDOM));
+	cr_assert_eq(testfs_touch(&m, TESTFS_ORDER_STRIDE, 3, NULL), 100);
+	log = snapshot();
+	n = reads_of(log, r, 128);
+	cr_assert_eq(n, 100, "%zu reads", n);
+	for (i = 0; i < n; i++)
+		cr_assert_eq(r[i]->cause, TESTFS_CAUSE_SINGLE,
+			     "page %llu: %s (window %u from %llu)",
+			     (unsigned long long)r[i]->page,
+			     testfs_cause_name(r[i]->cause), r[i]->window,
+			     (unsigned long long)r[i]->ra_start);
+	assert_windows_cover_fetched(log);
+	testfs_unmap(&m);
+	testfs_log_free(log);
+}
+
+/*
+ * Two processes reading one file at once each have their own readahead
+ * state: every read is explained, by a window that holds it, of the task
+ * that sent it.
+ */
+Test(causes, two_readers_of_one_file)
+{
+	struct testfs_log *log;
+	pid_t child;
+	size_t i;
+	int fd, status;
+
+	start_traced(1024, NULL);
+	child = fork();
+	cr_assert_geq(child, 0);
+	fd = testfs_open(fs, BIG, O_RDONLY);
+	if (child == 0) {
+		char buf[1 << 20];
+		int k;
+
+		for (k = 0; k < 16 && fd >= 0; k++)
+			if (read(fd, buf, sizeof(buf)) != sizeof(buf))
+				_exit(1);
+		_exit(fd >= 0 ? 0 : 1);
+	}
+	cr_assert_geq(fd, 0);
+	read_pages(fd, 0, 4096);
+	close(fd);
+	cr_assert_eq(waitpid(child, &status, 0), child);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	log = snapshot();
+	for (i = 0; i < testfs_log_count(log); i++) {
+		const struct testfs_record *r = testfs_log_at(log, i);
+
+		if (r->kind != TESTFS_RECORD_READ)
+			continue;
+		cr_assert_neq(r->cause, TESTFS_CAUSE_UNKNOWN,
+			      "read seq %llu has no cause",
+			      (unsigned long long)r->seq);
+		cr_assert(r->page >= r->ra_start &&
+				  r->page + r->pages <=
+					  r->ra_start + r->ra_size,
+			  "read [%llu, +%llu) by %u outside its window "
+			  "[%llu, +%u)",
+			  (unsigned long long)r->page,
+			  (unsigned long long)r->pages, r->pid,
+			  (unsigned long long)r->ra_start, r->ra_size);
+	}
+	testfs_log_free(log);
+}
+
+/*
+ * A SIGKILLed daemon leaves its tracefs instance behind, and may stay a
+ * zombie for a while (here: until this process reaps it). The next start
+ * removes the instance all the same.
+ */
+Test(causes, a_killed_daemons_instance_goes_at_the_next_start)
+{
+	struct testfs *first;
+	char path[128];
+	struct stat st;
+	pid_t pid;
+
+	start_traced(128, NULL);
+	first = fs;
+	fs = NULL;
+	pid = testfs_pid(first);
+	snprintf(path, sizeof(path), "/sys/kernel/tracing/instances/testfs-%d",
+		 (int)pid);
+	cr_assert_eq(stat(path, &st), 0, "%s: %s", path, strerror(errno));
+	cr_assert_eq(kill(pid, SIGKILL), 0);
+	usleep(100 * 1000); /* not reaped: a zombie */
+	start_traced(128, NULL);
+	cr_expect_neq(stat(path, &st), 0, "%s is still there", path);
+	testfs_stop(first); /* reaps it; its mount went with it */
 }
