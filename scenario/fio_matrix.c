@@ -37,6 +37,23 @@ static uint64_t *permutation(uint64_t n, uint64_t seed)
 	return v;
 }
 
+/* Every second or so: "PHASE, DONE/TOTAL x 4 KiB (P%)". */
+static void cell_progress(const char *phase, uint64_t done, uint64_t total,
+			  uint64_t *next_ns)
+{
+	uint64_t now;
+
+	if (done % 64)
+		return;
+	now = now_ns();
+	if (now < *next_ns)
+		return;
+	*next_ns = now + 1000000000ull;
+	progress("throughput: %s, %llu/%llu x 4 KiB (%llu%%)", phase,
+		 (unsigned long long)done, (unsigned long long)total,
+		 (unsigned long long)(total ? done * 100 / total : 100));
+}
+
 struct cell {
 	const char *engine;
 	const char *rw;
@@ -53,7 +70,7 @@ static int run_cell(struct scenario_ctx *ctx, struct session *s, struct cell *c,
 	struct testfs_log *log = NULL;
 	volatile unsigned sum = 0;
 	char phase[64];
-	uint64_t i, t0;
+	uint64_t i, t0, next_ns;
 	int err;
 
 	snprintf(phase, sizeof(phase), "%s %s", c->engine, c->rw);
@@ -70,9 +87,11 @@ static int run_cell(struct scenario_ctx *ctx, struct session *s, struct cell *c,
 		if (err)
 			return scenario_fail(ctx, err, "%s: mmap", phase);
 		t0 = now_ns();
+		next_ns = t0 + 1000000000ull;
 		for (i = 0; i < npages; i++) {
 			uint64_t p = order ? order[i] : i;
 
+			cell_progress(phase, i, npages, &next_ns);
 			memcpy(buf, map.addr + p * TESTFS_PAGE_SIZE,
 			       sizeof(buf));
 			sum += (unsigned char)buf[i % sizeof(buf)];
@@ -85,9 +104,11 @@ static int run_cell(struct scenario_ctx *ctx, struct session *s, struct cell *c,
 		if (fd < 0)
 			return scenario_fail(ctx, fd, "%s: open", phase);
 		t0 = now_ns();
+		next_ns = t0 + 1000000000ull;
 		for (i = 0; i < npages; i++) {
 			uint64_t p = first + (order ? order[i] : i);
 
+			cell_progress(phase, i, npages, &next_ns);
 			if (pread(fd, buf, sizeof(buf),
 				  (off_t)(p * TESTFS_PAGE_SIZE)) !=
 			    (ssize_t)sizeof(buf)) {

@@ -115,7 +115,7 @@ static void report(struct scenario_ctx *ctx, const struct session *s,
 {
 	struct testfs_extents by_cause[NCAUSES] = { TESTFS_EXTENTS_INIT };
 	uint64_t align_hist[TESTFS_HIST_BUCKETS] = { 0 };
-	struct rnode *sec, *l1, *l2, *l3, *l4, *l5, *table, *plain;
+	struct rnode *sec, *l1, *l2, *l3, *l4, *l5, *table, *plain, *row;
 	struct testfs_histograms h;
 	struct win *w = NULL;
 	int64_t drift = 0, prev_off = -1;
@@ -310,15 +310,20 @@ static void report(struct scenario_ctx *ctx, const struct session *s,
 		snprintf(obs + used, sizeof(obs) - used,
 			 " ...; %zu windows, %llu drifting", n,
 			 (unsigned long long)drifting);
-		report_verdict(table, "current kernels (6.18)", exp, obs,
-			       same ? "matches" : "differs");
+		row = report_verdict(table, "current kernels (6.18)", exp, obs,
+				     same ? "matches" : "differs");
+		verdict_num(row, "expected_windows", nw);
+		verdict_num(row, "observed_windows", n);
+		verdict_num(row, "observed_drifting", drifting);
 		ra_model_free(&m);
 	}
-	report_verdict(table, "2023 off-by-one (page_cache_next_miss)",
-		       "each steady window starts one page later: offsets "
-		       "grow by 1 per window, orders fall",
-		       drifting ? "offsets drift" : "no drift",
-		       drifting ? "matches" : "differs");
+	row = report_verdict(
+		table, "2023 off-by-one (page_cache_next_miss)",
+		"each steady window starts one page later: offsets "
+		"grow by 1 per window, orders fall",
+		drifting ? "offsets drift" : "no drift",
+		drifting ? "matches" : "differs");
+	verdict_num(row, "observed_drifting", drifting);
 	report_verdict(table, "VMA-limited", "not modelled (no mapping)", "-",
 		       "not modelled");
 
@@ -345,11 +350,11 @@ static void report(struct scenario_ctx *ctx, const struct session *s,
 			}
 			pagemap_init(&pm, 0, last, 80);
 			pagemap_fetched_rows(&pm, by_cause);
-			pagemap_row_requests(&pm, "windows", req, n);
+			pagemap_row_requests(&pm, "windows", req, n,
+					     "one readahead window");
 			if (aligned)
 				pagemap_row_marks(&pm, "aligned", aligned, na,
 						  '^');
-			pagemap_legend(&pm, '[', "one window: [---]");
 			pagemap_legend(&pm, '^',
 				       "a window starting aligned to its size");
 			pagemap_emit(&pm, sec, "start", "The first windows");

@@ -159,13 +159,21 @@ void report_windows(struct rnode *parent, const struct testfs_log *log,
 		 "whose access started the window, marker the page whose "
 		 "access will start the next one (start + size - async).");
 	table = rep_table(parent, "windows", "readahead windows");
+	rep_text_only(table);
 	for (i = 0; i < total; i++) {
 		if (i < head || i + tail >= total)
 			window_row(table, v[i]);
-		else if (!k++)
+		else if (!k++) {
 			rep_str(parent, "windows_omitted", "windows not shown",
 				"%zu", total - head - tail);
+			rep_text_only(rep_last(parent));
+		}
 	}
+	/* JSON: every window. */
+	table = rep_table(parent, "windows", NULL);
+	rep_json_only(table);
+	for (i = 0; i < total; i++)
+		window_row(table, v[i]);
 	free(v);
 }
 
@@ -174,8 +182,11 @@ void report_requests(struct rnode *parent, const struct read_list *reads,
 {
 	struct rnode *list = rep_list(parent, "request_list",
 				      "requests (first page,pages[,cause])");
+	struct rnode *table;
 	size_t i;
 
+	/* Text: the first @max as "(page,pages,cause)". */
+	rep_text_only(list);
 	for (i = 0; i < reads->n && i < max; i++) {
 		const struct testfs_record *r = reads->v[i];
 
@@ -191,6 +202,21 @@ void report_requests(struct rnode *parent, const struct read_list *reads,
 	}
 	if (reads->n > max)
 		rep_str(list, NULL, NULL, "... %zu more", reads->n - max);
+	/* JSON: every read, {"page":..,"pages":..,"cause":..|null}. */
+	table = rep_table(parent, "request_list", NULL);
+	rep_json_only(table);
+	for (i = 0; i < reads->n; i++) {
+		const struct testfs_record *r = reads->v[i];
+		struct rnode *row = rep_row(table);
+
+		rep_uint(row, "page", NULL, r->page, NULL);
+		rep_uint(row, "pages", NULL, r->pages, NULL);
+		if (r->cause == TESTFS_CAUSE_UNKNOWN)
+			rep_null(row, "cause", NULL, "unknown");
+		else
+			rep_str(row, "cause", NULL, "%s",
+				corr_cause_name(r->cause));
+	}
 }
 
 void report_causes(struct rnode *parent, const struct session *s,
@@ -221,7 +247,8 @@ void report_causes(struct rnode *parent, const struct session *s,
 void pagemap_fetched_rows(struct pagemap *m,
 			  const struct testfs_extents by_cause[NCAUSES])
 {
-	static const char full[NCAUSES] = { '#', 'S', 'A', 'R', 'F', '1', 'D' };
+	/* '@', not '#': '#' is "touched" in the maps. */
+	static const char full[NCAUSES] = { '@', 'S', 'A', 'R', 'F', '1', 'D' };
 	static const char part[NCAUSES] = { '+', 's', 'a', 'r', 'f', '1', 'd' };
 	static const char *const meaning[NCAUSES] = {
 		"fetched (no cause known)",  "fetched: sync readahead",
@@ -251,9 +278,9 @@ void pagemap_fetched_rows(struct pagemap *m,
 			       "column");
 }
 
-void report_verdict(struct rnode *table, const char *policy,
-		    const char *expected, const char *observed,
-		    const char *verdict)
+struct rnode *report_verdict(struct rnode *table, const char *policy,
+			     const char *expected, const char *observed,
+			     const char *verdict)
 {
 	struct rnode *row = rep_row(table);
 
@@ -261,6 +288,13 @@ void report_verdict(struct rnode *table, const char *policy,
 	rep_str(row, "verdict", NULL, "%s", verdict);
 	rep_str(row, "expected", NULL, "%s", expected);
 	rep_str(row, "observed", NULL, "%s", observed);
+	return row;
+}
+
+void verdict_num(struct rnode *row, const char *key, uint64_t v)
+{
+	rep_uint(row, key, NULL, v, NULL);
+	rep_json_only(rep_last(row));
 }
 
 /* ------------------------------------------------------------------ */
@@ -272,18 +306,26 @@ static bool progress_shown;
 
 void progress(const char *fmt, ...)
 {
-	char line[REPORT_COLUMNS];
+	static const char prefix[] = "testfs-scenario: ";
+	char line[REPORT_COLUMNS + 1];
+	size_t width, n;
 	va_list ap;
 
 	if (progress_tty < 0)
 		progress_tty = isatty(STDERR_FILENO);
+	/* At most 100 columns, the prefix included (99 on a terminal, so
+	 * the cursor stays on the line); "..." marks a cut. */
+	width = progress_tty ? REPORT_COLUMNS - 1
+			     : REPORT_COLUMNS - (sizeof(prefix) - 1);
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
+	n = (size_t)vsnprintf(line, width + 1, fmt, ap);
 	va_end(ap);
+	if (n > width)
+		memcpy(line + width - 3, "...", 4);
 	if (progress_tty)
 		fprintf(stderr, "\r\033[K%s", line);
 	else
-		fprintf(stderr, "testfs-scenario: %s\n", line);
+		fprintf(stderr, "%s%s\n", prefix, line);
 	fflush(stderr);
 	progress_shown = true;
 }

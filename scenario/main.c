@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "scenario.h"
@@ -40,8 +41,9 @@ const struct param_def common_params[] = {
 	  "root and tracefs allow it), on (required), off",
 	  0, 0, "auto|on|off" },
 	{ "timeout", PARAM_UINT, "120", NULL,
-	  "seconds after which the run is killed (the mount goes with it)", 1,
-	  3600, NULL },
+	  "seconds after which the run stops: testfs is stopped, its mount "
+	  "removed, and the exit status is 1",
+	  1, 3600, NULL },
 	{ NULL, 0, NULL, NULL, NULL, 0, 0, NULL },
 };
 
@@ -102,8 +104,9 @@ static void usage(void)
 	      "  list          the scenarios, one line each\n"
 	      "  help NAME     a scenario's description and PARAMs (defaults,\n"
 	      "                small-size values, accepted values, meaning)\n"
-	      "  run NAME      run it; --json prints one JSON object with the\n"
-	      "                same content instead of the text report\n"
+	      "  run NAME      run it; --json (anywhere after run) prints one\n"
+	      "                JSON object with the same content instead of the\n"
+	      "                text report, every request and window in full\n"
 	      "\n"
 	      "PARAMs every scenario takes:\n",
 	      stdout);
@@ -199,11 +202,52 @@ static void accepted_text(const struct param_def *d, char *buf, size_t size)
 	}
 }
 
+/*
+ * Whether a file can be created at @path: its directory exists and is
+ * writable, and @path is not a directory; else the reason in @why.
+ */
+static bool path_dir_writable(const char *path, char *why, size_t size)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[4096];
+	struct stat st;
+
+	if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else if (slash)
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	else
+		snprintf(dir, sizeof(dir), ".");
+	if (slash && !slash[1]) {
+		snprintf(why, size, "names a directory, not a file");
+		return false;
+	}
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		snprintf(why, size, "is a directory, not a file");
+		return false;
+	}
+	if (stat(dir, &st) != 0) {
+		snprintf(why, size, "directory %.200s: %s", dir,
+			 strerror(errno));
+		return false;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(why, size, "%.200s is not a directory", dir);
+		return false;
+	}
+	if (access(dir, W_OK | X_OK) != 0) {
+		snprintf(why, size, "directory %.200s is not writable: %s", dir,
+			 strerror(errno));
+		return false;
+	}
+	return true;
+}
+
 /* Checks @val for @d; 0 and the number in *@num, or prints and 2. */
 static int check_value(const char *scenario, const struct param_def *d,
 		       const char *val, uint64_t *num)
 {
-	char accepted[512], why_model[256];
+	char accepted[512], why_model[256], b[32];
 	struct latency_model *m = NULL;
 	const char *why = NULL;
 	size_t len;
@@ -217,14 +261,27 @@ static int check_value(const char *scenario, const struct param_def *d,
 			break;
 		return 0;
 	case PARAM_SIZE:
-		if (parse_size(val, 0, num, &why))
-			break;
-		if (*num < d->min || *num > d->max) {
-			why = "out of range";
+		if (parse_size(val, 1, num, &why)) {
+			if (why && strstr(why, "too large")) {
+				snprintf(why_model, sizeof(why_model),
+					 "too large (the maximum is %s)",
+					 size_text(d->max, b, sizeof(b)));
+				why = why_model;
+			}
 			break;
 		}
 		if (*num % TESTFS_PAGE_SIZE) {
-			why = "not a multiple of 4 KiB";
+			why = "not a multiple of 4 KiB (4096 bytes)";
+			break;
+		}
+		if (*num < d->min || *num > d->max) {
+			snprintf(why_model, sizeof(why_model),
+				 "%s (the %s is %s)",
+				 *num < d->min ? "too small" : "too large",
+				 *num < d->min ? "minimum" : "maximum",
+				 size_text(*num < d->min ? d->min : d->max, b,
+					   sizeof(b)));
+			why = why_model;
 			break;
 		}
 		return 0;
@@ -247,9 +304,13 @@ static int check_value(const char *scenario, const struct param_def *d,
 		why = why_model;
 		break;
 	case PARAM_PATH:
-		return 0;
+		if (!*val ||
+		    path_dir_writable(val, why_model, sizeof(why_model)))
+			return 0;
+		why = why_model;
+		break;
 	}
-	if (d->type == PARAM_MODEL)
+	if (d->type == PARAM_MODEL || d->type == PARAM_PATH)
 		fprintf(stderr,
 			"testfs-scenario: PARAM %s: bad value '%s': %s\n",
 			d->name, val, why);
@@ -371,6 +432,10 @@ static int parse_params(struct scenario_ctx *ctx, int argc, char **argv,
 			return bad_args("unknown PARAM '%s' for %s (expected "
 					"one of: %s)",
 					name, ctx->sc->name, names);
+		if (ctx->given[k])
+			return bad_args("PARAM '%s' given twice ('%s=%s' and "
+					"'%s')",
+					name, name, ctx->value[k], argv[a]);
 		ctx->value[k] = eq + 1;
 		ctx->given[k] = true;
 	}
@@ -404,9 +469,9 @@ static int run(const char *name, int argc, char **argv)
 	ret = parse_params(&ctx, argc, argv, &json);
 	if (ret)
 		return ret;
-	/* A time limit for the whole run: SIGALRM ends this process and
-	 * the daemon, watching it (--watch-pid), unmounts. */
-	alarm((unsigned)param_u(&ctx, "timeout"));
+	/* A time limit for the whole run: on SIGALRM the instance is
+	 * stopped, a message printed and the exit status is 1. */
+	session_arm_timeout((unsigned)param_u(&ctx, "timeout"));
 
 	snprintf(title, sizeof(title), "testfs-scenario run %s", ctx.sc->name);
 	ctx.rep = report_new(title);
@@ -483,9 +548,20 @@ int main(int argc, char **argv)
 		return print_help(argv[2]);
 	}
 	if (strcmp(argv[1], "run") == 0) {
-		if (argc < 3)
+		const char *name;
+		int a, n = 0;
+
+		/* NAME is the first argument that is not --json. */
+		for (a = 2; a < argc && strcmp(argv[a], "--json") == 0; a++)
+			;
+		if (a >= argc)
 			return bad_args("run: expected a scenario NAME");
-		return run(argv[2], argc - 3, argv + 3);
+		/* The others, in order, without NAME. */
+		name = argv[a];
+		for (i = 2; i < (size_t)argc; i++)
+			if ((int)i != a)
+				argv[n++] = argv[i];
+		return run(name, n, argv);
 	}
 	return bad_args("unknown command '%s' (expected list, help or run)",
 			argv[1]);

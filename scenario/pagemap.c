@@ -5,6 +5,7 @@
  */
 #include "pagemap.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -119,9 +120,10 @@ void pagemap_row_vmas(struct pagemap *m, const char *label,
 }
 
 void pagemap_row_requests(struct pagemap *m, const char *label,
-			  const struct testfs_extent *v, size_t n)
+			  const struct testfs_extent *v, size_t n,
+			  const char *what)
 {
-	char *row = new_row(m, label);
+	char *row = new_row(m, label), text[64];
 	size_t i;
 
 	if (!row)
@@ -136,13 +138,27 @@ void pagemap_row_requests(struct pagemap *m, const char *label,
 			if (row[c] == ' ')
 				row[c] = '-';
 		if (a >= 0 && a == b) {
-			row[a] = row[a] == ' ' ? '#' : '|';
+			row[a] = row[a] == ' ' ? 'o' : '|';
 			continue;
 		}
 		if (a >= 0)
 			row[a] = row[a] == ' ' || row[a] == '-' ? '[' : '|';
 		if (b >= 0)
 			row[b] = row[b] == ' ' || row[b] == '-' ? ']' : '|';
+	}
+	/* The legend of the glyphs drawn. */
+	if (strpbrk(row, "[]-|")) {
+		snprintf(text, sizeof(text), "[---] %s", what);
+		pagemap_legend(m, 0, text);
+	}
+	if (strchr(row, '|')) {
+		snprintf(text, sizeof(text), "| one %s ends, the next begins",
+			 strncmp(what, "one ", 4) == 0 ? what + 4 : what);
+		pagemap_legend(m, 0, text);
+	}
+	if (strchr(row, 'o')) {
+		snprintf(text, sizeof(text), "o %s within one column", what);
+		pagemap_legend(m, 0, text);
 	}
 }
 
@@ -212,6 +228,17 @@ static void axis(const struct pagemap *m, struct rnode *lines)
 	rep_line(lines, "%-*s %s", PAGEMAP_LABEL, "page", nums);
 }
 
+/* Whether glyph @ch is in a row of @m. */
+static bool drawn(const struct pagemap *m, char ch)
+{
+	unsigned i;
+
+	for (i = 0; i < m->nrows; i++)
+		if (memchr(m->row[i], ch, m->cols))
+			return true;
+	return false;
+}
+
 void pagemap_emit(const struct pagemap *m, struct rnode *parent,
 		  const char *key, const char *title)
 {
@@ -241,11 +268,13 @@ void pagemap_emit(const struct pagemap *m, struct rnode *parent,
 			 m->row[i]);
 	}
 	axis(m, lines);
-	/* The legend, as many entries per line as fit. */
+	/* The legend of the glyphs drawn, as many entries per line as fit. */
 	buf[0] = '\0';
 	for (i = 0; i < m->nlegend; i++) {
 		size_t len = strlen(m->legend[i]);
 
+		if (m->legend[i][1] == ' ' && !drawn(m, m->legend[i][0]))
+			continue;
 		if (used && used + 3 + len > REPORT_COLUMNS - 4) {
 			rep_line(lines, "%s", buf);
 			used = 0;

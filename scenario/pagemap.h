@@ -50,11 +50,14 @@ void pagemap_row_vmas(struct pagemap *m, const char *label,
 		      const char *fill);
 
 /*
- * A row of requests (ranges in any order): each drawn as "[---]", "#" when
- * it fits in one column, '|' where one ends in the column another begins.
+ * A row of requests (ranges in any order): each drawn as "[---]", 'o' when
+ * it fits in one column, '|' where one ends in the column another begins;
+ * adds the legend of the glyphs drawn, each range being @what ("one FUSE
+ * read").
  */
 void pagemap_row_requests(struct pagemap *m, const char *label,
-			  const struct testfs_extent *v, size_t n);
+			  const struct testfs_extent *v, size_t n,
+			  const char *what);
 
 /* A row with @ch in the column of each of @n pages. */
 void pagemap_row_marks(struct pagemap *m, const char *label,

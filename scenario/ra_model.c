@@ -5,7 +5,9 @@
  * do_page_cache_ra) and mm/filemap.c (filemap_get_pages,
  * do_sync_mmap_readahead, do_async_mmap_readahead) that decide which
  * pages a sequential reader or a sequence of faults makes the kernel
- * read, at order 0.
+ * read, at order 0, as in 6.18: async windows have their end rounded down
+ * to a multiple of 4 pages (ra->order + 2), read-around starts ra_pages/2
+ * before the fault, PROT_EXEC faults read from the fault within the VMA.
  */
 #include "ra_model.h"
 
@@ -26,6 +28,7 @@ int ra_model_init(struct ra_model *m, uint64_t file_pages, uint32_t ra_pages,
 	m->ra_pages = ra_pages;
 	m->max_request = max_request ? max_request : 256;
 	m->policy = policy;
+	m->io_pages = 32;
 	m->cached = calloc(file_pages ? file_pages : 1, 1);
 	m->marker = calloc(file_pages ? file_pages : 1, 1);
 	if (!m->cached || !m->marker) {
@@ -106,14 +109,16 @@ static struct ra_window *add_window(struct ra_model *m, enum ra_kind kind,
 /*
  * do_page_cache_ra() and page_cache_ra_unbounded(): reads the missing
  * pages of the window [start, start + size) up to @limit (the file's last
- * page, or the VMA's under the VMA-limited policy) and sets the marker on
- * page start + size - async_size if that page is read.
+ * page, or the VMA's under the VMA-limited policy). The window is cut at
+ * the limit first; the marker (PG_readahead) goes on page
+ * start + n - async_size of the n pages left, if that page is read, and
+ * on none when async_size is 0 or larger than n.
  */
 static void read_window(struct ra_model *m, enum ra_kind kind, uint64_t trigger,
 			uint64_t limit)
 {
 	struct ra_window *w = add_window(m, kind, trigger);
-	uint64_t n = m->size, mark, p;
+	uint64_t n = m->size, mark = UINT64_MAX, p;
 
 	if (!w)
 		return;
@@ -121,7 +126,8 @@ static void read_window(struct ra_model *m, enum ra_kind kind, uint64_t trigger,
 		return;
 	if (n > limit - m->start + 1)
 		n = limit - m->start + 1;
-	mark = m->start + m->size - m->async_size;
+	if (m->async_size && m->async_size <= n)
+		mark = m->start + n - m->async_size;
 	for (p = m->start; p < m->start + n; p++) {
 		if (m->cached[p])
 			continue;
@@ -129,7 +135,7 @@ static void read_window(struct ra_model *m, enum ra_kind kind, uint64_t trigger,
 		if (!w->pages)
 			w->first = p;
 		w->pages++;
-		if (p == mark && m->async_size)
+		if (p == mark)
 			m->marker[p] = 1;
 	}
 }
@@ -139,24 +145,68 @@ static uint64_t file_last(const struct ra_model *m)
 	return m->file_pages ? m->file_pages - 1 : 0;
 }
 
-/* page_cache_async_ra() on the marker at @index. */
-static void async_ra(struct ra_model *m, uint64_t index, uint32_t max_pages,
+/*
+ * ractl_max_pages(): a request larger than ra_pages may use up to the
+ * bdi's io_pages (32 pages on FUSE, whatever read_ahead_kb says).
+ */
+static uint32_t max_pages_for(const struct ra_model *m, uint64_t req_count)
+{
+	uint32_t max = m->ra_pages;
+
+	if (req_count > max && m->io_pages > max)
+		max = req_count < m->io_pages ? (uint32_t)req_count
+					      : m->io_pages;
+	return max;
+}
+
+/*
+ * page_cache_async_ra() on the marker at @index, for a request of
+ * @req_count pages (read(2): up to the end of the read; faults:
+ * ra_pages).
+ */
+static void async_ra(struct ra_model *m, uint64_t index, uint64_t req_count,
 		     uint64_t limit)
 {
+	uint32_t max_pages = max_pages_for(m, req_count);
+	uint64_t end, aligned_end, align;
+	unsigned shift = 0;
+
 	if (index == m->start + m->size - m->async_size) {
+		uint32_t next = next_ra_size(m->size, max_pages);
+
 		m->start += m->size;
-		m->size = next_ra_size(m->size, max_pages);
-		m->async_size = m->size;
+		if (next > m->size)
+			m->size = next;
 	} else {
-		/* Context readahead: restart from the next missing page. */
+		/*
+		 * Context readahead: page_cache_next_miss() from index + 1,
+		 * at most max_pages pages; nothing if all are cached.
+		 */
 		uint64_t next = index + 1;
 
-		while (next < m->file_pages && m->cached[next])
+		while (next <= index + max_pages && next < m->file_pages &&
+		       m->cached[next])
 			next++;
-		m->size = next_ra_size((uint32_t)(next - index), max_pages);
+		if (next - index > max_pages)
+			return;
 		m->start = next;
-		m->async_size = m->size;
+		m->size = next_ra_size((uint32_t)(next - index + req_count),
+				       max_pages);
 	}
+	/*
+	 * ra->order += 2 (ra->order is 0: page_cache_ra_order() resets it
+	 * without large folios), then the window end is rounded down to a
+	 * multiple of 1 << min(order, ffs(max_pages) - 1) pages, if the
+	 * window keeps at least one page.
+	 */
+	while (shift < 2 && !(max_pages & (1u << shift)))
+		shift++;
+	align = 1ull << shift;
+	end = m->start + m->size;
+	aligned_end = end & ~(align - 1);
+	if (aligned_end > m->start)
+		m->size -= (uint32_t)(end - aligned_end);
+	m->async_size = m->size;
 	read_window(m, RA_ASYNC, index, limit);
 }
 
@@ -170,29 +220,35 @@ int ra_model_read(struct ra_model *m, uint64_t first, uint64_t npages,
 	for (pos = first; pos < end; pos += block) {
 		uint64_t last = pos + block < end ? pos + block : end;
 		uint64_t index = pos;
-		/* ractl_max_pages() lets a large read use the device's
-		 * io_pages; FUSE leaves io_pages at ra_pages. */
-		uint32_t max_pages = m->ra_pages;
+
 		while (index < last) {
 			uint64_t j;
 
 			if (!m->cached[index]) {
+				/*
+				 * page_cache_sync_ra(): the initial window
+				 * (a stream from the file start; reads that
+				 * begin elsewhere take the context path,
+				 * not modelled).
+				 */
+				uint64_t req = last - index;
+				uint32_t max_pages = max_pages_for(m, req);
+
 				m->major_faults++;
 				m->start = index;
-				m->size = init_ra_size(last - index, max_pages);
+				m->size = init_ra_size(req, max_pages);
 				m->async_size =
-					m->size > last - index
-						? m->size - (uint32_t)(last -
-								       index)
-						: m->size;
+					m->size > req ? m->size - (uint32_t)req
+						      : m->size >> 1;
 				read_window(m, RA_SYNC, index, file_last(m));
 			}
 			/* filemap_get_read_batch() stops after a folio
-			 * with PG_readahead; filemap_readahead() follows. */
+			 * with PG_readahead; filemap_readahead() follows,
+			 * with the pages left in the read as req_count. */
 			for (j = index; j < last && m->cached[j]; j++) {
 				if (m->marker[j]) {
 					m->marker[j] = 0;
-					async_ra(m, j, max_pages, file_last(m));
+					async_ra(m, j, last - j, file_last(m));
 					j++;
 					break;
 				}
@@ -218,13 +274,28 @@ bool ra_model_fault(struct ra_model *m, uint64_t page, uint64_t vma_first,
 		}
 		return false;
 	}
-	/* do_sync_mmap_readahead(): read-around */
 	m->major_faults++;
-	m->start = page > m->ra_pages / 2 ? page - m->ra_pages / 2 : 0;
-	if (limited && m->start < vma_first)
-		m->start = vma_first;
-	m->size = m->ra_pages;
-	m->async_size = m->ra_pages / 4;
+	if (m->exec) {
+		/*
+		 * do_sync_mmap_readahead(), VM_EXEC (6.16+, order 0 on
+		 * x86): from the faulting page (not before the VMA start),
+		 * ra_pages, cut at the VMA end, async_size 0.
+		 */
+		uint64_t end = page + m->ra_pages;
+
+		m->start = page < vma_first ? vma_first : page;
+		if (end > vma_last + 1)
+			end = vma_last + 1;
+		m->size = (uint32_t)(end - m->start);
+		m->async_size = 0;
+	} else {
+		/* do_sync_mmap_readahead(): read-around */
+		m->start = page > m->ra_pages / 2 ? page - m->ra_pages / 2 : 0;
+		if (limited && m->start < vma_first)
+			m->start = vma_first;
+		m->size = m->ra_pages;
+		m->async_size = m->ra_pages / 4;
+	}
 	read_window(m, RA_READAROUND, page, limit);
 	if (!m->cached[page])
 		m->cached[page] = 1;

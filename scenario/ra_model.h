@@ -15,7 +15,10 @@
 #include <stdint.h>
 
 enum ra_policy {
-	/* Linux 6.18: read-around and async windows ignore VMA bounds. */
+	/*
+	 * Linux 6.18: read-around and async windows ignore VMA bounds,
+	 * except on PROT_EXEC mappings (see ra_model.exec).
+	 */
 	RA_POLICY_CURRENT,
 	/*
 	 * The 2026 patch (story 1): a hard limit at the faulting VMA's last
@@ -47,6 +50,15 @@ struct ra_model {
 	/* Requests are split at this many pages (FUSE max_pages). */
 	uint32_t max_request;
 	enum ra_policy policy;
+	/*
+	 * Faults come from a PROT_EXEC mapping (6.16+ do_sync_mmap_readahead):
+	 * read from the faulting page (not before it), at most ra_pages,
+	 * clamped to the VMA end, no marker, so no async window. Set after
+	 * ra_model_init().
+	 */
+	bool exec;
+	/* The bdi's io_pages (ractl_max_pages()); FUSE: 32 (128 KiB). */
+	uint32_t io_pages;
 
 	/* Results. */
 	struct ra_window *windows;

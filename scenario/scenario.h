@@ -80,7 +80,7 @@ struct scenario_ctx {
 extern const struct scenario *const scenarios[];
 extern const size_t nscenarios;
 
-/* PARAMs every scenario takes (preset, log), after its own. */
+/* PARAMs every scenario takes (preset, log, trace, timeout), after its own. */
 extern const struct param_def common_params[];
 
 /* A PARAM's value (the scenario asks only for PARAMs it declared). */
@@ -137,6 +137,13 @@ int session_start(struct scenario_ctx *ctx, struct session *s, const char *file,
  */
 int session_stop(struct session *s);
 
+/*
+ * The run's time limit: after @seconds, SIGALRM stops the running
+ * instance (its mount goes), prints "timed out after N s (timeout=N)"
+ * and exits 1.
+ */
+void session_arm_timeout(unsigned seconds);
+
 /* Cold cache and empty log, then a mark "PHASE begin". */
 int session_phase(struct scenario_ctx *ctx, struct session *s,
 		  const char *phase);
@@ -173,8 +180,8 @@ uint64_t extents_pages_in(const struct testfs_extents *e, uint64_t first,
 			  uint64_t last);
 
 /*
- * Adds the reads as a table (seq, first page, pages, cause, ms after the
- * first) with at most @max rows, and a "requests" list "(page,pages)".
+ * Adds "request_list": in text the first @max reads as "(page,pages)";
+ * in JSON every read as {"page", "pages", "cause"}.
  */
 void report_requests(struct rnode *parent, const struct read_list *reads,
 		     size_t max);
@@ -200,7 +207,8 @@ void report_usage(struct rnode *parent, const struct testfs_log *log,
 
 /*
  * Adds the traced windows of @name (id, cause, trigger, start, size,
- * async size, marker, pages read): the first @head and the last @tail.
+ * async size, marker, pages read): in text the first @head and the last
+ * @tail, in JSON all of them.
  */
 void report_windows(struct rnode *parent, const struct testfs_log *log,
 		    const char *name, size_t head, size_t tail);
@@ -209,10 +217,15 @@ void report_windows(struct rnode *parent, const struct testfs_log *log,
 void pagemap_fetched_rows(struct pagemap *m,
 			  const struct testfs_extents by_cause[NCAUSES]);
 
-/* Adds a policy verdict row: policy, expected, observed, verdict. */
-void report_verdict(struct rnode *table, const char *policy,
-		    const char *expected, const char *observed,
-		    const char *verdict);
+/*
+ * Adds a policy verdict row: policy, expected, observed, verdict (prose);
+ * returns the row, for the numbers (verdict_num()).
+ */
+struct rnode *report_verdict(struct rnode *table, const char *policy,
+			     const char *expected, const char *observed,
+			     const char *verdict);
+/* A number of a verdict row, JSON only ("expected_after": 58). */
+void verdict_num(struct rnode *row, const char *key, uint64_t v);
 
 /* ------------------------------------------------------------------ */
 /* Kernel correlation                                                  */

@@ -386,8 +386,12 @@ static void report(struct scenario_ctx *ctx, const struct session *s,
 				k ? " " : "",
 				(unsigned long long)runs[i].reads.v[k]->page,
 				(unsigned long long)runs[i].reads.v[k]->pages);
-		report_verdict(table, name, text, obs,
-			       same ? "matches" : "differs");
+		row = report_verdict(table, name, text, obs,
+				     same ? "matches" : "differs");
+		verdict_num(row, "compared_reads", k);
+		verdict_num(row, "observed_reads", runs[i].reads.n);
+		rep_bool(row, "matches", NULL, same);
+		rep_json_only(rep_last(row));
 	}
 	report_verdict(table, "VMA-limited", "not modelled (no mapping)", "-",
 		       "not modelled");
@@ -417,8 +421,8 @@ static void report(struct scenario_ctx *ctx, const struct session *s,
 		log_fetched_by_cause(runs[i].log, s->file, by_cause);
 		pagemap_init(&m, 0, last, 80);
 		pagemap_fetched_rows(&m, by_cause);
-		pagemap_row_requests(&m, "requests", req, runs[i].reads.n);
-		pagemap_legend(&m, '[', "one FUSE read: [---]");
+		pagemap_row_requests(&m, "requests", req, runs[i].reads.n,
+				     "one FUSE read");
 		snprintf(key, sizeof(key), "%s_%zuk",
 			 engine_name[runs[i].engine], runs[i].block / 1024);
 		snprintf(text, sizeof(text), "%s, block %zu KiB: the start",

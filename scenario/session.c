@@ -6,15 +6,24 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "scenario.h"
 #include "common/strbuf.h"
+
+extern char **environ;
 #include "slow/latency.h"
 
 /* Reads MOUNT/.testfs/config into @buf; returns 0 or -errno. */
@@ -100,6 +109,173 @@ static void ask_tracing(struct session *s)
 			 "testfs_tracing: %s", strerror(-s->tracing));
 }
 
+/* ------------------------------------------------------------------ */
+/* The time limit                                                      */
+/* ------------------------------------------------------------------ */
+
+/* The running instance, for the SIGALRM handler (0: none). */
+static volatile pid_t alarm_daemon;
+static char alarm_mnt[4096];
+static char alarm_msg[160];
+static size_t alarm_len;
+
+static void nap_ms(long ms)
+{
+	struct timespec ts = { 0, ms * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/*
+ * SIGALRM: async-signal-safe calls only. Says so, stops the daemon
+ * (SIGTERM, SIGKILL after 3 s; it unmounts), detaches the mount if it is
+ * still there (root), removes the mountpoint and exits 1.
+ */
+static void on_alarm(int sig)
+{
+	pid_t pid = alarm_daemon;
+	int i, ws;
+
+	(void)sig;
+	if (write(STDERR_FILENO, alarm_msg, alarm_len) < 0) {
+		/* Nothing else to do. */
+	}
+	if (pid > 0) {
+		kill(pid, SIGTERM);
+		for (i = 0; i < 300 && waitpid(pid, &ws, WNOHANG) == 0; i++)
+			nap_ms(10);
+		if (i == 300) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &ws, 0);
+		}
+		umount2(alarm_mnt, MNT_DETACH);
+		rmdir(alarm_mnt);
+	}
+	_exit(1);
+}
+
+void session_arm_timeout(unsigned seconds)
+{
+	struct sigaction sa;
+	int n;
+
+	/* On a terminal, over the progress line. */
+	n = snprintf(alarm_msg, sizeof(alarm_msg),
+		     "%stestfs-scenario: timed out after %u s (timeout=%u); "
+		     "stopped testfs, nothing reported\n",
+		     isatty(STDERR_FILENO) ? "\r\033[K" : "", seconds, seconds);
+	alarm_len = n > 0 && (size_t)n < sizeof(alarm_msg) ? (size_t)n : 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+	alarm(seconds);
+}
+
+/* ------------------------------------------------------------------ */
+/* The daemon named by TESTFS_BIN                                       */
+/* ------------------------------------------------------------------ */
+
+/*
+ * "TESTFS_BIN --version" must print "testfs ...": the first line of its
+ * output into @out; 0, or -errno. Waits at most 5 s.
+ */
+static int probe_version(const char *bin, char *out, size_t size, int *status)
+{
+	char *const argv[] = { (char *)bin, (char *)"--version", NULL };
+	posix_spawn_file_actions_t fa;
+	int pfd[2], err, ws = 0;
+	size_t used = 0;
+	pid_t pid;
+
+	out[0] = '\0';
+	*status = -1;
+	if (pipe2(pfd, O_CLOEXEC))
+		return -errno;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, pfd[1], STDOUT_FILENO);
+	posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null",
+					 O_WRONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null",
+					 O_RDONLY, 0);
+	err = posix_spawnp(&pid, bin, &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(pfd[1]);
+	if (err) {
+		close(pfd[0]);
+		return -err;
+	}
+	for (;;) {
+		struct pollfd p = { .fd = pfd[0], .events = POLLIN };
+		ssize_t n;
+
+		if (poll(&p, 1, 5000) <= 0)
+			break;
+		n = read(pfd[0], out + used, size - 1 - used);
+		if (n <= 0)
+			break;
+		used += (size_t)n;
+		if (used == size - 1)
+			break;
+	}
+	out[used] = '\0';
+	out[strcspn(out, "\n")] = '\0';
+	close(pfd[0]);
+	if (waitpid(pid, &ws, WNOHANG) == 0) {
+		nap_ms(100);
+		if (waitpid(pid, &ws, WNOHANG) == 0) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &ws, 0);
+		}
+	}
+	*status = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+	return 0;
+}
+
+/* Checks TESTFS_BIN, if set: 0, or scenario_fail() naming the problem. */
+static int check_testfs_bin(struct scenario_ctx *ctx)
+{
+	const char *bin = getenv("TESTFS_BIN");
+	char line[128];
+	struct stat st;
+	int err, status;
+
+	if (!bin || !*bin)
+		return 0;
+	if (strchr(bin, '/')) {
+		if (stat(bin, &st) != 0)
+			return scenario_fail(ctx, 0, "TESTFS_BIN=%s: %s", bin,
+					     strerror(errno));
+		if (S_ISDIR(st.st_mode))
+			return scenario_fail(ctx, 0,
+					     "TESTFS_BIN=%s is a directory, "
+					     "not the testfs daemon",
+					     bin);
+		if (!S_ISREG(st.st_mode))
+			return scenario_fail(ctx, 0,
+					     "TESTFS_BIN=%s is not a regular "
+					     "file",
+					     bin);
+		if (!(st.st_mode & 0111) || access(bin, X_OK) != 0)
+			return scenario_fail(ctx, 0,
+					     "TESTFS_BIN=%s is not executable "
+					     "(mode %04o)",
+					     bin, (unsigned)st.st_mode & 07777);
+	}
+	err = probe_version(bin, line, sizeof(line), &status);
+	if (err)
+		return scenario_fail(ctx, 0, "TESTFS_BIN=%s: cannot run it: %s",
+				     bin, strerror(-err));
+	if (strncmp(line, "testfs ", 7) != 0)
+		return scenario_fail(ctx, 0,
+				     "TESTFS_BIN=%s is not the testfs daemon: "
+				     "'%s --version' %s%s%s (exit status %d)",
+				     bin, bin, line[0] ? "printed '" : "",
+				     line[0] ? line : "printed nothing",
+				     line[0] ? "'" : "", status);
+	return 0;
+}
+
 int session_start(struct scenario_ctx *ctx, struct session *s, const char *file,
 		  uint64_t size, unsigned ra_kb, const char *model)
 {
@@ -129,8 +305,18 @@ int session_start(struct scenario_ctx *ctx, struct session *s, const char *file,
 						: 0;
 	canonical_model(model, s->model, sizeof(s->model));
 
-	progress("starting testfs (%s, read_ahead_kb %u, %s)", spec, ra_kb,
-		 s->model);
+	err = check_testfs_bin(ctx);
+	if (err)
+		return err;
+	{
+		char sz[32];
+
+		progress("starting testfs (%s, %s, read_ahead_kb %u, "
+			 "model %.28s%s)",
+			 file, size_text(size, sz, sizeof(sz)), ra_kb,
+			 model && *model ? model : "none",
+			 model && strlen(model) > 28 ? "..." : "");
+	}
 	err = testfs_start(&cfg, &s->fs);
 	if (err == -ENOENT)
 		return scenario_fail(ctx, 0,
@@ -170,6 +356,8 @@ int session_start(struct scenario_ctx *ctx, struct session *s, const char *file,
 	if (!s->max_pages)
 		s->max_pages = 256;
 	ask_tracing(s);
+	snprintf(alarm_mnt, sizeof(alarm_mnt), "%s", testfs_mountpoint(s->fs));
+	alarm_daemon = testfs_pid(s->fs);
 	return 0;
 }
 
@@ -190,6 +378,7 @@ int session_stop(struct session *s)
 						: "unknown reason");
 	}
 	progress("stopping testfs");
+	alarm_daemon = 0;
 	ret = testfs_stop(s->fs);
 	s->fs = NULL;
 	return ret;

@@ -113,81 +113,144 @@ static int touch_phase(struct scenario_ctx *ctx, struct session *s, int prot,
 /* The report                                                          */
 /* ------------------------------------------------------------------ */
 
-/* Predicted pages under @policy (exec: the 6.16 clamp for current). */
+/*
+ * Predicted pages under @policy (exec: a PROT_EXEC mapping), and whether
+ * the model's windows, split at max_pages, are the FUSE reads observed.
+ */
 static int predict(const struct session *s, const struct touch_result *t,
-		   enum ra_policy policy, struct testfs_extents *out)
+		   enum ra_policy policy, bool exec, struct testfs_extents *out,
+		   bool *same_reads)
 {
 	struct ra_model m;
+	size_t i, k = 0;
 	uint64_t p;
-	size_t i;
 	int err;
 
 	err = ra_model_init(&m, s->file_pages, s->ra_pages, s->max_pages,
 			    policy);
 	if (err)
 		return err;
+	m.exec = exec;
 	for (p = t->first; p <= t->last; p++)
 		ra_model_fault(&m, p, t->first, t->last);
-	for (i = 0; i < m.nwindows && !err; i++)
-		if (m.windows[i].pages)
-			err = testfs_extents_add(
-				out, m.windows[i].first,
-				m.windows[i].first + m.windows[i].pages - 1);
+	*same_reads = true;
+	for (i = 0; i < m.nwindows && !err; i++) {
+		uint64_t first = m.windows[i].first, left = m.windows[i].pages;
+
+		if (!left)
+			continue;
+		err = testfs_extents_add(out, first, first + left - 1);
+		while (left) {
+			uint64_t n =
+				left < m.max_request ? left : m.max_request;
+
+			if (k >= t->reads.n || t->reads.v[k]->page != first ||
+			    t->reads.v[k]->pages != n)
+				*same_reads = false;
+			k++;
+			first += n;
+			left -= n;
+		}
+	}
+	if (k != t->reads.n)
+		*same_reads = false;
 	ra_model_free(&m);
 	return err;
 }
 
+static const char *pl(uint64_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
 /* The explanation of the start of the VMA. */
 static void explain_start(struct rnode *sec, const struct session *s,
-			  const struct touch_result *t)
+			  const struct touch_result *t, bool exec)
 {
 	const struct testfs_record *r0 = t->reads.v[0];
-	char how[160] = "";
+	uint64_t last = r0->page + r0->pages - 1, half = s->ra_pages / 2;
+	char how[160] = "", clamp[320] = "";
+	size_t used = 0;
 
 	if (r0->cause != TESTFS_CAUSE_UNKNOWN)
 		snprintf(how, sizeof(how),
 			 " (kernel tracing: cause %s, triggered by page %llu)",
 			 corr_cause_name(r0->cause),
 			 (unsigned long long)r0->trigger_page);
-	if (r0->page < t->first)
+	if (exec) {
 		rep_text(sec, "start",
-			 "Start of the VMA: the first touch, on page %llu (the "
-			 "VMA's first page), faulted, and the kernel read "
-			 "pages %llu-%llu%s. It read AROUND the fault: one "
-			 "window of ra_pages (%u pages) starting half a window "
-			 "(%llu pages) before the fault, without looking at "
-			 "the VMA. So %llu pages before the VMA were fetched "
-			 "that nothing can reach through this mapping.",
+			 "Start of the VMA: the first touch, on page %llu, "
+			 "faulted and the kernel read pages %llu-%llu%s. The "
+			 "mapping is PROT_EXEC: since 6.16 the kernel reads "
+			 "from the faulting page itself (not half a window "
+			 "before it), at most ra_pages (%u page%s), never "
+			 "before the VMA start nor past its end. Nothing "
+			 "before the VMA was fetched.",
 			 (unsigned long long)t->first,
-			 (unsigned long long)r0->page,
-			 (unsigned long long)(r0->page + r0->pages - 1), how,
-			 s->ra_pages, (unsigned long long)(t->first - r0->page),
-			 (unsigned long long)t->before);
-	else
+			 (unsigned long long)r0->page, (unsigned long long)last,
+			 how, s->ra_pages, pl(s->ra_pages));
+		return;
+	}
+	if (r0->page >= t->first) {
 		rep_text(sec, "start",
 			 "Start of the VMA: the first touch, on page %llu, "
 			 "faulted and the kernel read pages %llu-%llu%s: "
-			 "nothing before the VMA (the read-around was clamped "
-			 "to the VMA start).",
+			 "nothing before the VMA.",
 			 (unsigned long long)t->first,
-			 (unsigned long long)r0->page,
-			 (unsigned long long)(r0->page + r0->pages - 1), how);
+			 (unsigned long long)r0->page, (unsigned long long)last,
+			 how);
+		return;
+	}
+	/* Read-around: start max(0, fault - ra/2), ra_pages, cut at EOF. */
+	if (t->first < half && r0->page == 0)
+		used += (size_t)snprintf(
+			clamp + used, sizeof(clamp) - used,
+			" It could not start %llu page%s before the fault: "
+			"the window was clamped at page 0, the file's first "
+			"page, so it started %llu page%s before the fault.",
+			(unsigned long long)half, pl(half),
+			(unsigned long long)t->first, pl(t->first));
+	if (r0->pages < s->ra_pages && last == s->file_pages - 1)
+		snprintf(clamp + used, sizeof(clamp) - used,
+			 " It was cut at the end of the file (page %llu): %llu "
+			 "page%s read instead of %u.",
+			 (unsigned long long)last,
+			 (unsigned long long)r0->pages, pl(r0->pages),
+			 s->ra_pages);
+	rep_text(sec, "start",
+		 "Start of the VMA: the first touch, on page %llu (the VMA's "
+		 "first page), faulted, and the kernel read pages "
+		 "%llu-%llu%s. It read AROUND the fault, without looking at "
+		 "the VMA: a window of ra_pages (%u page%s) meant to start "
+		 "half a window (%llu page%s) before the fault.%s So %llu "
+		 "page%s before the VMA %s fetched that nothing can reach "
+		 "through this mapping.",
+		 (unsigned long long)t->first, (unsigned long long)r0->page,
+		 (unsigned long long)last, how, s->ra_pages, pl(s->ra_pages),
+		 (unsigned long long)half, pl(half), clamp,
+		 (unsigned long long)t->before, pl(t->before),
+		 t->before == 1 ? "was" : "were");
 }
 
 /* The explanation of the end of the VMA. */
-static void explain_end(struct rnode *sec, const struct touch_result *t)
+static void explain_end(struct rnode *sec, const struct touch_result *t,
+			bool exec)
 {
 	const struct testfs_record *cross = NULL, *first_past = NULL;
 	const struct testfs_record *last_past = NULL;
-	uint64_t past = 0;
-	char win[192] = "";
+	uint64_t past = 0, async = 0, arounds = 0;
+	bool traced = false;
+	char win[256] = "";
 	size_t i;
 
 	for (i = 0; i < t->reads.n; i++) {
 		const struct testfs_record *r = t->reads.v[i];
 
-		if (r->page <= t->last && t->last < r->page + r->pages &&
-		    r->page + r->pages - 1 > t->last)
+		if (r->cause != TESTFS_CAUSE_UNKNOWN)
+			traced = true;
+		async += r->cause == TESTFS_CAUSE_ASYNC;
+		arounds += r->cause == TESTFS_CAUSE_READAROUND;
+		if (r->page <= t->last && r->page + r->pages - 1 > t->last)
 			cross = r;
 		if (r->page > t->last) {
 			if (!first_past)
@@ -196,49 +259,85 @@ static void explain_end(struct rnode *sec, const struct touch_result *t)
 			past++;
 		}
 	}
+	/* Without tracing: every read after the first is taken as async. */
+	if (!traced && t->reads.n)
+		async = t->reads.n - 1;
 	if (!t->after) {
-		rep_text(sec, "end",
-			 "End of the VMA: readahead stopped there; no page "
-			 "after page %llu was fetched.",
-			 (unsigned long long)t->last);
+		if (exec)
+			rep_text(sec, "end",
+				 "End of the VMA: nothing after page %llu was "
+				 "fetched. On a PROT_EXEC mapping each "
+				 "read-around is cut at the VMA end and sets "
+				 "no readahead marker (async_size 0), so no "
+				 "async window ever starts: each new "
+				 "ra_pages chunk of the VMA began with a "
+				 "major fault (%zu read%s%s).",
+				 (unsigned long long)t->last, t->reads.n,
+				 pl(t->reads.n),
+				 traced && arounds == t->reads.n
+					 ? ", all read-around"
+					 : "");
+		else
+			rep_text(sec, "end",
+				 "End of the VMA: readahead stopped there; no "
+				 "page after page %llu was fetched.",
+				 (unsigned long long)t->last);
 		return;
 	}
 	if (cross)
 		snprintf(win, sizeof(win),
 			 "The read running at the VMA end, pages %llu-%llu, "
-			 "went %llu pages past it. ",
+			 "went %llu page%s past it. ",
 			 (unsigned long long)cross->page,
 			 (unsigned long long)(cross->page + cross->pages - 1),
 			 (unsigned long long)(cross->page + cross->pages - 1 -
-					      t->last));
+					      t->last),
+			 pl(cross->page + cross->pages - 1 - t->last));
+	if (!async) {
+		rep_text(sec, "end",
+			 "End of the VMA: the first read-around window itself "
+			 "reached past the VMA end. %sNo async window was "
+			 "started. In all %llu page%s after the VMA's last "
+			 "page (%llu) %s fetched that nothing can reach "
+			 "through this mapping.",
+			 win, (unsigned long long)t->after, pl(t->after),
+			 (unsigned long long)t->last,
+			 t->after == 1 ? "was" : "were");
+		return;
+	}
 	if (first_past)
 		rep_text(sec, "end",
 			 "End of the VMA: after the first fault, readahead "
 			 "went on ASYNCHRONOUSLY: touching the marker page of "
-			 "each window started the next full window, and "
-			 "nothing stopped this at the VMA end. %s%llu more "
-			 "read%s, pages %llu-%llu, %s entirely past the VMA. "
-			 "In all %llu pages after the VMA's last page (%llu) "
-			 "were fetched that nothing can reach through this "
-			 "mapping.",
-			 win, (unsigned long long)past, past == 1 ? "" : "s",
+			 "each window started the next window (%llu async "
+			 "read%s), and nothing stopped this at the VMA end. "
+			 "%s%llu more read%s, pages %llu-%llu, %s entirely "
+			 "past the VMA. In all %llu page%s after the VMA's "
+			 "last page (%llu) %s fetched that nothing can reach "
+			 "through this mapping.",
+			 (unsigned long long)async, pl(async), win,
+			 (unsigned long long)past, pl(past),
 			 (unsigned long long)first_past->page,
 			 (unsigned long long)(last_past->page +
 					      last_past->pages - 1),
 			 past == 1 ? "lies" : "lie",
-			 (unsigned long long)t->after,
-			 (unsigned long long)t->last);
+			 (unsigned long long)t->after, pl(t->after),
+			 (unsigned long long)t->last,
+			 t->after == 1 ? "was" : "were");
 	else
 		rep_text(sec, "end",
 			 "End of the VMA: readahead went on asynchronously "
-			 "past the VMA end. %sIn all %llu pages after the VMA "
-			 "(page %llu) were fetched.",
-			 win, (unsigned long long)t->after,
-			 (unsigned long long)t->last);
+			 "(%llu async read%s) past the VMA end. %sIn all "
+			 "%llu page%s after the VMA's last page (%llu) %s "
+			 "fetched.",
+			 (unsigned long long)async, pl(async), win,
+			 (unsigned long long)t->after, pl(t->after),
+			 (unsigned long long)t->last,
+			 t->after == 1 ? "was" : "were");
 }
 
 static void explain(struct report *rep, const struct session *s,
-		    const struct touch_result *t, bool match_current,
+		    const struct touch_result *t, bool exec, bool match_current,
 		    bool match_limited)
 {
 	struct rnode *sec = rep_section(rep, "explanation", "In plain words");
@@ -249,8 +348,8 @@ static void explain(struct report *rep, const struct session *s,
 			 "already.");
 		return;
 	}
-	explain_start(sec, s, t);
-	explain_end(sec, t);
+	explain_start(sec, s, t, exec);
+	explain_end(sec, t, exec);
 	rep_text(sec, "bottom_line",
 		 "Bottom line: %llu pages of the file are cached for a "
 		 "%llu-page mapping (cachestat), %llu more than the mapping "
@@ -271,9 +370,10 @@ static void extents_text(const struct testfs_extents *e, char *buf, size_t size)
 }
 
 static void verdicts(struct rnode *sec, const struct touch_result *t, bool exec,
-		     const struct testfs_extents pred[2])
+		     const struct testfs_extents pred[2],
+		     const bool same_reads[2])
 {
-	struct rnode *table = rep_table(sec, "policies", NULL);
+	struct rnode *table = rep_table(sec, "policies", NULL), *row;
 	char exp[160], obs[160], ext[96];
 	unsigned p;
 
@@ -285,26 +385,35 @@ static void verdicts(struct rnode *sec, const struct touch_result *t, bool exec,
 		const char *name = p	  ? "VMA-limited (2026 patch)"
 				   : exec ? "current kernels (6.16+, exec)"
 					  : "current kernels (6.18)";
-		uint64_t b = pred[p].pages ? extents_pages_in(&pred[p], 0,
-							      t->first - 1)
-					   : 0;
+		uint64_t b =
+			t->first && pred[p].pages
+				? extents_pages_in(&pred[p], 0, t->first - 1)
+				: 0;
 		uint64_t a =
 			extents_pages_in(&pred[p], t->last + 1, UINT64_MAX - 1);
 		bool same = testfs_extents_equal(&pred[p], &t->fetched);
 
-		if (!t->first)
-			b = 0;
 		extents_text(&pred[p], ext, sizeof(ext));
 		snprintf(exp, sizeof(exp), "%llu before, %llu after: %s",
 			 (unsigned long long)b, (unsigned long long)a, ext);
-		report_verdict(table, name, exp, obs,
-			       same ? "matches"
-			       : (b == t->before && a == t->after)
-				       ? "same counts, other pages"
-				       : "differs");
+		row = report_verdict(table, name, exp, obs,
+				     same && same_reads[p] ? "matches"
+				     : same ? "same pages, other reads"
+				     : (b == t->before && a == t->after)
+					     ? "same counts, other pages"
+					     : "differs");
+		verdict_num(row, "expected_before", b);
+		verdict_num(row, "expected_after", a);
+		verdict_num(row, "expected_pages", pred[p].pages);
+		verdict_num(row, "observed_before", t->before);
+		verdict_num(row, "observed_after", t->after);
+		verdict_num(row, "observed_pages", t->fetched.pages);
 	}
-	report_verdict(table, "conditional VMA limit (follow-up)",
-		       "not modelled", obs, "not modelled");
+	row = report_verdict(table, "conditional VMA limit (follow-up)",
+			     "not modelled", obs, "not modelled");
+	verdict_num(row, "observed_before", t->before);
+	verdict_num(row, "observed_after", t->after);
+	verdict_num(row, "observed_pages", t->fetched.pages);
 }
 
 static void maps(struct rnode *parent, const struct session *s,
@@ -329,7 +438,9 @@ static void maps(struct rnode *parent, const struct session *s,
 	pagemap_row_vmas(&m, "VMA", &vma, 1, "==");
 	pagemap_row_set(&m, "touched", &t->touched, '#', ':');
 	pagemap_fetched_rows(&m, t->by_cause);
-	pagemap_legend(&m, '[', "VMA start, ] VMA end, = inside the VMA");
+	pagemap_legend(&m, '[', "VMA start");
+	pagemap_legend(&m, ']', "VMA end");
+	pagemap_legend(&m, '=', "inside the VMA");
 	pagemap_legend(&m, '#', "touched");
 	pagemap_legend(&m, ':', "touched, part of the column");
 	pagemap_emit(&m, parent, "whole_file", "The whole file");
@@ -359,13 +470,17 @@ static void maps(struct rnode *parent, const struct session *s,
 			pagemap_legend(&m, '^',
 				       "a page fault (kernel tracing)");
 		}
-		pagemap_row_requests(&m, "requests", req, t->reads.n);
+		pagemap_row_requests(&m, "requests", req, t->reads.n,
+				     "one FUSE read");
 		pagemap_row_set(&m, "6.18 model", &pred[0], '*', '.');
 		pagemap_row_set(&m, "VMA-limited", &pred[1], '*', '.');
-		pagemap_legend(&m, '[', "VMA start, ] VMA end");
+		pagemap_legend(&m, '[', "VMA start");
+		pagemap_legend(&m, ']', "VMA end");
+		pagemap_legend(&m, '=', "inside the VMA");
 		pagemap_legend(&m, '#', "touched");
-		pagemap_legend(&m, '-', "one FUSE read: [---]");
+		pagemap_legend(&m, ':', "touched, part of the column");
 		pagemap_legend(&m, '*', "what the policy would fetch");
+		pagemap_legend(&m, '.', "the same, part of the column");
 		pagemap_emit(&m, parent, z ? "vma_end" : "vma_start",
 			     z ? "Zoom on the VMA end"
 			       : "Zoom on the VMA start");
@@ -378,6 +493,7 @@ static int vma_boundary_run(struct scenario_ctx *ctx)
 	struct testfs_extents pred[2] = { TESTFS_EXTENTS_INIT,
 					  TESTFS_EXTENTS_INIT };
 	struct touch_result t = { 0 };
+	bool same_reads[2] = { false, false };
 	bool exec = strcmp(param_s(ctx, "exec"), "yes") == 0;
 	struct rnode *sec, *obj;
 	struct session s;
@@ -407,20 +523,18 @@ static int vma_boundary_run(struct scenario_ctx *ctx)
 		 exec ? "PROT_READ|PROT_EXEC" : "PROT_READ");
 	rep_num(sec, "touch_ms", "touch time", t.ns / 1e6, 2, "ms");
 
-	err = predict(&s, &t, RA_POLICY_CURRENT, &pred[0]);
+	/* exec: 6.16+ reads from the fault within the VMA, no async. */
+	err = predict(&s, &t, RA_POLICY_CURRENT, exec, &pred[0],
+		      &same_reads[0]);
 	if (!err)
-		err = predict(&s, &t, RA_POLICY_VMA_LIMITED, &pred[1]);
-	if (!err && exec) {
-		/* 6.16+ clamps exec read-around to the VMA: the current
-		 * kernel's answer is the VMA-limited one. */
-		testfs_extents_free(&pred[0]);
-		err = predict(&s, &t, RA_POLICY_VMA_LIMITED, &pred[0]);
-	}
+		err = predict(&s, &t, RA_POLICY_VMA_LIMITED, exec, &pred[1],
+			      &same_reads[1]);
 	if (err) {
 		err = scenario_fail(ctx, err, "the model");
 		goto out;
 	}
-	explain(ctx->rep, &s, &t, testfs_extents_equal(&pred[0], &t.fetched),
+	explain(ctx->rep, &s, &t, exec,
+		testfs_extents_equal(&pred[0], &t.fetched),
 		testfs_extents_equal(&pred[1], &t.fetched));
 
 	sec = rep_section(ctx->rep, "fetched", "What the kernel fetched");
@@ -464,7 +578,7 @@ static int vma_boundary_run(struct scenario_ctx *ctx)
 		 "of ra_pages starting ra_pages/2 before a fault, async "
 		 "windows on the marker page, order 0), for this VMA and "
 		 "read_ahead_kb.");
-	verdicts(sec, &t, exec, pred);
+	verdicts(sec, &t, exec, pred, same_reads);
 
 	if (strcmp(param_s(ctx, "throughput"), "yes") == 0) {
 		sec = rep_section(ctx->rep, "throughput",

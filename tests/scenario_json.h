@@ -2,7 +2,8 @@
 /*
  * A tiny strict JSON validator for the scenario tests (RFC 8259: one
  * value, no trailing garbage), which also returns the number found at a
- * dotted member path ("fetched.before").
+ * dotted member path ("fetched.before"; array elements by index:
+ * "fetched.request_list.0.page").
  */
 #ifndef TESTFS_SCENARIO_JSON_H
 #define TESTFS_SCENARIO_JSON_H
@@ -138,17 +139,24 @@ static bool j_members(struct jparse *j)
 	}
 }
 
+/* Element i of an array at PATH is at PATH.i ("verdicts.policies.0"). */
 static bool j_elements(struct jparse *j)
 {
+	size_t len = strlen(j->path);
+	unsigned i = 0;
+
 	j->p++;
 	j_ws(j);
 	if (*j->p == ']') {
 		j->p++;
 		return true;
 	}
-	for (;;) {
+	for (;; i++) {
+		snprintf(j->path + len, sizeof(j->path) - len, "%s%u",
+			 len ? "." : "", i);
 		if (!j_value(j))
 			return false;
+		j->path[len] = '\0';
 		j_ws(j);
 		if (*j->p == ',') {
 			j->p++;

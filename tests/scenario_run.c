@@ -83,11 +83,21 @@ static bool no_mount_under(const char *dir)
 	return none;
 }
 
+static void run_env(struct result *r, const char *const *args,
+		    const char *extra_env);
+
+static void run(struct result *r, const char *const *args)
+{
+	run_env(r, args, NULL);
+}
+
 /*
  * Runs testfs-scenario with @args (NULL-terminated, after the program
- * name), TMPDIR set to a fresh directory; captures stdout and stderr.
+ * name) and @extra_env ("NAME=VALUE" replacing NAME, or NULL), TMPDIR set
+ * to a fresh directory; captures stdout and stderr.
  */
-static void run(struct result *r, const char *const *args)
+static void run_env(struct result *r, const char *const *args,
+		    const char *extra_env)
 {
 	const char *bin = getenv("TESTFS_SCENARIO");
 	char outp[300], errp[300], tmpenv[300], logarg[600];
@@ -111,10 +121,15 @@ static void run(struct result *r, const char *const *args)
 		argv[n++] = strcmp(args[i], "log=@") == 0 ? logarg : args[i];
 	argv[n] = NULL;
 	snprintf(last_tmpdir, sizeof(last_tmpdir), "%s", r->tmpdir);
-	for (i = 0; environ[i] && ne < 254; i++)
-		if (strncmp(environ[i], "TMPDIR=", 7))
+	for (i = 0; environ[i] && ne < 253; i++)
+		if (strncmp(environ[i], "TMPDIR=", 7) &&
+		    (!extra_env ||
+		     strncmp(environ[i], extra_env,
+			     (size_t)(strchr(extra_env, '=') - extra_env + 1))))
 			envp[ne++] = environ[i];
 	envp[ne++] = tmpenv;
+	if (extra_env)
+		envp[ne++] = (char *)extra_env;
 	envp[ne] = NULL;
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 1, outp,
@@ -239,6 +254,7 @@ struct log_count {
 	double before;
 	double inside;
 	double after;
+	double first_page;
 };
 
 static void count_log(const char *path, const char *phase, double first,
@@ -273,6 +289,8 @@ static void count_log(const char *path, const char *phase, double first,
 		cr_assert(json_valid(line), "bad log line %s", line);
 		cr_assert(json_number(line, "page", &page));
 		cr_assert(json_number(line, "pages", &pages));
+		if (!c->requests)
+			c->first_page = page;
 		c->requests++;
 		for (p = page; p < page + pages; p++) {
 			if (p >= (1u << 22) || seen[(size_t)p])
@@ -313,6 +331,123 @@ Test(scenario, vma_boundary_numbers_equal_the_log)
 	 * memory pressure in a 12 MiB file). */
 	cr_assert_eq(num(&r, "fetched.cachestat.nr_cache"), c.pages);
 	cr_assert(strstr(r.out, "\"page_map\":{"));
+	/* The JSON numbers: the verdicts' observed counts, every read. */
+	cr_assert_eq(num(&r, "verdicts.policies.0.observed_before"), c.before);
+	cr_assert_eq(num(&r, "verdicts.policies.0.observed_after"), c.after);
+	cr_assert_eq(num(&r, "verdicts.policies.1.observed_pages"), c.pages);
+	cr_assert_eq(num(&r, "verdicts.policies.1.expected_before"), 0);
+	cr_assert_eq(num(&r, "verdicts.policies.1.expected_after"), 0);
+	{
+		char path[64];
+		double v;
+
+		snprintf(path, sizeof(path), "fetched.request_list.%.0f.pages",
+			 c.requests - 1);
+		cr_assert(json_number(r.out, path, &v),
+			  "request_list has not all %.0f reads", c.requests);
+		snprintf(path, sizeof(path), "fetched.request_list.%.0f.page",
+			 c.requests);
+		cr_assert(!json_number(r.out, path, &v),
+			  "request_list has more than %.0f reads", c.requests);
+		cr_assert_eq(num(&r, "fetched.request_list.0.page"),
+			     c.first_page);
+	}
+	result_free(&r);
+}
+
+/*
+ * A VMA whose start is not a multiple of 4 pages (size=4100K: pages
+ * 341-681): async windows have their end rounded down to a multiple of 4
+ * pages on 6.18; the model must say so. On another kernel the test
+ * reports what it saw instead of failing.
+ */
+Test(scenario, unaligned_vma_matches_current_kernels)
+{
+	const char *args[] = { "run",	     "vma-boundary",  "--json",
+			       "size=4100K", "throughput=no", NULL };
+	char kernel[256], verdict[256], exp[256], obs[256];
+	struct result r;
+
+	require_fuse();
+	run(&r, args);
+	cr_assert_eq(exit_code(&r), 0, "%s", r.err);
+	cr_assert(json_valid(r.out));
+	cr_assert_eq(num(&r, "fetched.vma.first_page"), 341);
+	cr_assert(
+		json_string(r.out, "settings.kernel", kernel, sizeof(kernel)));
+	cr_assert(json_string(r.out, "verdicts.policies.0.verdict", verdict,
+			      sizeof(verdict)));
+	cr_assert(json_string(r.out, "verdicts.policies.0.expected", exp,
+			      sizeof(exp)));
+	cr_assert(json_string(r.out, "verdicts.policies.0.observed", obs,
+			      sizeof(obs)));
+	if (strncmp(kernel, "6.18", 4) != 0 && strcmp(verdict, "matches")) {
+		cr_log_warn("kernel %s: current-kernels verdict '%s' "
+			    "(expected %s, observed %s)",
+			    kernel, verdict, exp, obs);
+		result_free(&r);
+		cr_skip_test("kernel %s is not 6.18: verdict %s", kernel,
+			     verdict);
+	}
+	cr_assert_str_eq(verdict, "matches",
+			 "kernel %s: expected %s, observed %s", kernel, exp,
+			 obs);
+	cr_assert_eq(num(&r, "verdicts.policies.0.expected_after"),
+		     num(&r, "verdicts.policies.0.observed_after"));
+	result_free(&r);
+}
+
+Test(scenario, timeout_exits_1_and_unmounts)
+{
+	const char *args[] = { "run",	    "vma-boundary", "size=12M",
+			       "model=hdd", "timeout=1",    NULL };
+	struct result r;
+
+	require_fuse();
+	run(&r, args);
+	cr_assert_eq(exit_code(&r), 1, "exit %d: %s", exit_code(&r), r.err);
+	cr_assert(strstr(r.err, "timed out after 1 s (timeout=1)"), "%s",
+		  r.err);
+	/* run() checked that no mount is left under its TMPDIR. */
+	result_free(&r);
+}
+
+/* Exit 1 and a message naming TESTFS_BIN's path and its problem. */
+static void expect_bad_bin(const char *env, const char *path, const char *why)
+{
+	const char *args[] = { "run", "vma-boundary", "preset=small",
+			       "throughput=no", NULL };
+	struct result r;
+
+	run_env(&r, args, env);
+	cr_assert_eq(exit_code(&r), 1, "exit %d for %s: %s", exit_code(&r), env,
+		     r.err);
+	cr_assert(strstr(r.err, path), "'%s' not in: %s", path, r.err);
+	cr_assert(strstr(r.err, why), "'%s' not in: %s", why, r.err);
+	result_free(&r);
+}
+
+Test(scenario, bad_testfs_bin_is_named)
+{
+	expect_bad_bin("TESTFS_BIN=/nonexistent/testfs", "/nonexistent/testfs",
+		       "No such file");
+	expect_bad_bin("TESTFS_BIN=/etc/passwd", "/etc/passwd",
+		       "not executable");
+	expect_bad_bin("TESTFS_BIN=/tmp", "/tmp", "is a directory");
+	expect_bad_bin("TESTFS_BIN=/bin/true", "/bin/true",
+		       "not the testfs daemon");
+}
+
+Test(scenario, json_anywhere_after_run)
+{
+	const char *args[] = { "run",	       "--json",	"vma-boundary",
+			       "preset=small", "throughput=no", NULL };
+	struct result r;
+
+	require_fuse();
+	run(&r, args);
+	cr_assert_eq(exit_code(&r), 0, "%s", r.err);
+	cr_assert(json_valid(r.out), "%.2000s", r.out);
 	result_free(&r);
 }
 
@@ -399,6 +534,12 @@ Test(scenario, bad_arguments_exit_2_naming_them)
 	const char *a7[] = { "help", "no-such-scenario", NULL };
 	const char *a8[] = { "frobnicate", NULL };
 	const char *a9[] = { "run", "seqread", "size", NULL };
+	const char *a10[] = { "run", "vma-boundary", "ra=128", "ra=256", NULL };
+	const char *a11[] = { "run", "vma-boundary",
+			      "log=/nonexistent/dir/x.jsonl", NULL };
+	const char *a12[] = { "run", "vma-boundary", "size=4097", NULL };
+	const char *a13[] = { "run", "vma-boundary", "size=0", NULL };
+	const char *a14[] = { "run", "vma-boundary", "size=99999999T", NULL };
 
 	expect_bad(a1, "nosuch", "size, ra");
 	expect_bad(a2, "ra", "4..1048576");
@@ -409,4 +550,9 @@ Test(scenario, bad_arguments_exit_2_naming_them)
 	expect_bad(a7, "no-such-scenario", NULL);
 	expect_bad(a8, "frobnicate", NULL);
 	expect_bad(a9, "PARAM=VALUE", NULL);
+	expect_bad(a10, "'ra' given twice", NULL);
+	expect_bad(a11, "log", "/nonexistent/dir");
+	expect_bad(a12, "size", "not a multiple of 4 KiB");
+	expect_bad(a13, "size", "the minimum is 12 KiB");
+	expect_bad(a14, "size", "the maximum is 1 TiB");
 }
