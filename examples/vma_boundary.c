@@ -20,6 +20,27 @@
 
 #define FILE_PAGES 3072u /* 12 MiB: the 1G/3G of the original test, scaled */
 
+/* Which kernel decision fetched @page, if the daemon traced it. */
+static void explain(const struct testfs_log *log, const char *what,
+		    uint64_t page)
+{
+	const struct testfs_window *w;
+
+	if (!testfs_log_traced(log))
+		return;
+	w = testfs_log_window_of(log, "seg.bin", page);
+	if (!w) {
+		printf("%s (%llu): not fetched\n", what,
+		       (unsigned long long)page);
+		return;
+	}
+	printf("%s (%llu): %s window [%llu, %llu], triggered at page %llu\n",
+	       what, (unsigned long long)page, testfs_cause_name(w->cause),
+	       (unsigned long long)w->start,
+	       (unsigned long long)(w->start + w->size - 1),
+	       (unsigned long long)w->trigger_page);
+}
+
 int main(int argc, char **argv)
 {
 	static const char *const files[] = { "seg.bin:12M", NULL };
@@ -70,6 +91,9 @@ int main(int argc, char **argv)
 	       prot & PROT_EXEC ? " PROT_EXEC" : "", cfg.ra_kb, text);
 	printf("%llu pages before the VMA, %llu after it\n",
 	       (unsigned long long)before, (unsigned long long)after);
+	/* Why (kernel correlation, as root): the windows at both ends. */
+	explain(log, "first page", first);
+	explain(log, "page after the end", first + npages);
 
 	testfs_extents_free(&fetched);
 	testfs_log_free(log);
