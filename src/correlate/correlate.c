@@ -94,6 +94,7 @@ struct correlator {
 	struct log_ring *log;
 	struct tracer *tracer;
 	bool trace_reads;
+	bool have_order; /* the kernel has readahead:page_cache_ra_order */
 	uint32_t page_shift;
 	pthread_mutex_t lock;
 
@@ -491,7 +492,7 @@ static void sweep(struct correlator *c, uint64_t limit, bool all)
 /* ---- events ---- */
 
 static unsigned decide_cause(const struct pid_ctx *p, uint64_t ino,
-			     const struct trace_event *ev)
+			     const struct trace_event *ev, bool have_order)
 {
 	if (p->has_async && p->async.ino == ino)
 		return LOG_CAUSE_ASYNC;
@@ -503,6 +504,9 @@ static unsigned decide_cause(const struct pid_ctx *p, uint64_t ino,
 			       : LOG_CAUSE_SYNC;
 	}
 	if ((p->has_order && p->order.ino == ino) || ev->kind == TRACE_RA_ORDER)
+		return LOG_CAUSE_READAROUND;
+	/* A kernel without the page_cache_ra_order event: the fault tells. */
+	if (!have_order && p->has_fault && p->fault_ino == ino)
 		return LOG_CAUSE_READAROUND;
 	return LOG_CAUSE_FORCED;
 }
@@ -566,7 +570,7 @@ static void on_order(struct correlator *c, struct pid_ctx *p,
 	if (!st)
 		return;
 	attr_none(&a);
-	cause = decide_cause(p, ev->ino, ev);
+	cause = decide_cause(p, ev->ino, ev, c->have_order);
 	a.cause = (uint8_t)cause;
 	fill_decision(p, ev->ino, cause, &a);
 	window_from(&a, ev->index, ev->size, ev->async_size);
@@ -598,7 +602,7 @@ static void on_unbounded(struct correlator *c, struct pid_ctx *p,
 	if (!st)
 		return;
 	attr_none(&a);
-	cause = decide_cause(p, ev->ino, ev);
+	cause = decide_cause(p, ev->ino, ev, c->have_order);
 	a.cause = (uint8_t)cause;
 	fill_decision(p, ev->ino, cause, &a);
 	if (p->has_order && p->order.ino == ev->ino) {
@@ -807,6 +811,9 @@ struct correlator *correlator_start(const struct correlator_options *o,
 		to.kinds &= ~(1u << TRACE_GET_PAGES);
 	c->trace_reads = o->trace_reads;
 	c->tracer = tracer_start(&to, why, whylen);
+	if (c->tracer)
+		c->have_order =
+			tracer_kinds(c->tracer) & (1u << TRACE_RA_ORDER);
 	if (!c->tracer) {
 		pthread_mutex_destroy(&c->lock);
 		free(c);
