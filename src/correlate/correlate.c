@@ -811,9 +811,13 @@ struct correlator *correlator_start(const struct correlator_options *o,
 		to.kinds &= ~(1u << TRACE_GET_PAGES);
 	c->trace_reads = o->trace_reads;
 	c->tracer = tracer_start(&to, why, whylen);
-	if (c->tracer)
+	if (c->tracer) {
+		/* The tracer's thread runs already: under its lock. */
+		pthread_mutex_lock(&c->lock);
 		c->have_order =
 			tracer_kinds(c->tracer) & (1u << TRACE_RA_ORDER);
+		pthread_mutex_unlock(&c->lock);
+	}
 	if (!c->tracer) {
 		pthread_mutex_destroy(&c->lock);
 		free(c);
