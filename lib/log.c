@@ -406,25 +406,19 @@ const struct testfs_access *testfs_log_access_at(const struct testfs_log *log,
 	return log && i < log->naccess ? &log->access[i] : NULL;
 }
 
+/* The daemon's cause numbers are the library's. */
+_Static_assert((int)TESTFS_CAUSE_SYNC == (int)LOG_CAUSE_SYNC &&
+		       (int)TESTFS_CAUSE_ASYNC == (int)LOG_CAUSE_ASYNC &&
+		       (int)TESTFS_CAUSE_READAROUND ==
+			       (int)LOG_CAUSE_READAROUND &&
+		       (int)TESTFS_CAUSE_FORCED == (int)LOG_CAUSE_FORCED &&
+		       (int)TESTFS_CAUSE_SINGLE == (int)LOG_CAUSE_SINGLE &&
+		       (int)TESTFS_CAUSE_DIRECT == (int)LOG_CAUSE_DIRECT,
+	       "enum testfs_cause mirrors enum log_cause");
+
 const char *testfs_cause_name(enum testfs_cause cause)
 {
-	switch (cause) {
-	case TESTFS_CAUSE_SYNC:
-		return "sync";
-	case TESTFS_CAUSE_ASYNC:
-		return "async";
-	case TESTFS_CAUSE_READAROUND:
-		return "readaround";
-	case TESTFS_CAUSE_FORCED:
-		return "forced";
-	case TESTFS_CAUSE_SINGLE:
-		return "single";
-	case TESTFS_CAUSE_DIRECT:
-		return "direct";
-	case TESTFS_CAUSE_UNKNOWN:
-		break;
-	}
-	return "unknown";
+	return log_cause_name((unsigned)cause);
 }
 
 bool lib_is_read_of(const struct testfs_record *r, const char *name)

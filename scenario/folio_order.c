@@ -67,7 +67,7 @@ static size_t collect_windows(const struct testfs_log *log,
 			      const struct read_list *reads, struct win **out,
 			      bool *traced)
 {
-	size_t n = corr_window_count(log), i, k = 0;
+	size_t n = testfs_log_window_count(log), i, k = 0;
 	struct win *w;
 
 	*traced = n > 0;
@@ -78,7 +78,8 @@ static size_t collect_windows(const struct testfs_log *log,
 		return 0;
 	for (i = 0; i < n; i++) {
 		if (*traced) {
-			const struct testfs_window *tw = corr_window_at(log, i);
+			const struct testfs_window *tw =
+				testfs_log_window_at(log, i);
 
 			if (!tw || !tw->size)
 				continue;
@@ -146,8 +147,8 @@ static void report(struct scenario_ctx *ctx, const struct session *s,
 	report_causes(sec, s, log, by_cause);
 
 	sec = rep_section(ctx->rep, "orders", "Folio orders");
-	err = corr_histograms(log, s->file, &h);
-	if (err || !corr_log_traced(log)) {
+	err = testfs_log_histograms(log, s->file, &h);
+	if (err || !testfs_log_traced(log)) {
 		rep_bool(sec, "available", "histograms available", false);
 		rep_str(sec, "histograms", "folio order histograms",
 			"not available (%s)",
@@ -242,7 +243,7 @@ static void report(struct scenario_ctx *ctx, const struct session *s,
 		 drifting ? "NOT constant" : "constant",
 		 drifting ? "the windows drift, as with the 2023 off-by-one"
 			  : "no drift");
-	if (!err && corr_log_traced(log)) {
+	if (!err && testfs_log_traced(log)) {
 		unsigned asked = 0, alloc = 0, k;
 
 		for (k = 0; k < TESTFS_HIST_BUCKETS; k++) {

@@ -81,12 +81,12 @@ uint64_t extents_pages_in(const struct testfs_extents *e, uint64_t first,
 int log_accessed(const struct testfs_log *log, const char *name,
 		 enum testfs_access_type type, struct testfs_extents *out)
 {
-	size_t i, n = corr_access_count(log);
+	size_t i, n = testfs_log_access_count(log);
 	int err = 0;
 
 	testfs_extents_free(out);
 	for (i = 0; i < n && !err; i++) {
-		const struct testfs_access *a = corr_access_at(log, i);
+		const struct testfs_access *a = testfs_log_access_at(log, i);
 
 		if (a && a->type == type && a->file &&
 		    strcmp(a->file, name) == 0 && a->first <= a->last)
@@ -101,7 +101,7 @@ void report_usage(struct rnode *parent, const struct testfs_log *log,
 	struct testfs_usage u;
 	struct rnode *obj;
 
-	if (!corr_log_traced(log) || corr_usage(log, name, &u))
+	if (!testfs_log_traced(log) || testfs_log_usage(log, name, &u, NULL))
 		return;
 	obj = rep_obj(parent, "usage", "use of the fetched pages (tracing)");
 	rep_uint(obj, "fetched", NULL, u.fetched, "pages");
@@ -120,7 +120,7 @@ static void window_row(struct rnode *table, const struct testfs_window *w)
 	struct rnode *row = rep_row(table);
 
 	rep_uint(row, "id", "window", w->id, NULL);
-	rep_str(row, "cause", NULL, "%s", corr_cause_name(w->cause));
+	rep_str(row, "cause", NULL, "%s", testfs_cause_name(w->cause));
 	if (w->trigger_page == TESTFS_NO_PAGE)
 		rep_str(row, "trigger", NULL, "-");
 	else
@@ -139,7 +139,7 @@ static void window_row(struct rnode *table, const struct testfs_window *w)
 void report_windows(struct rnode *parent, const struct testfs_log *log,
 		    const char *name, size_t head, size_t tail)
 {
-	size_t n = corr_window_count(log), i, k = 0, total = 0;
+	size_t n = testfs_log_window_count(log), i, k = 0, total = 0;
 	const struct testfs_window **v;
 	struct rnode *table;
 
@@ -149,7 +149,7 @@ void report_windows(struct rnode *parent, const struct testfs_log *log,
 	if (!v)
 		return;
 	for (i = 0; i < n; i++) {
-		const struct testfs_window *w = corr_window_at(log, i);
+		const struct testfs_window *w = testfs_log_window_at(log, i);
 
 		if (w && w->file && strcmp(w->file, name) == 0)
 			v[total++] = w;
@@ -198,7 +198,7 @@ void report_requests(struct rnode *parent, const struct read_list *reads,
 			rep_str(list, NULL, NULL, "(%llu,%llu,%s)",
 				(unsigned long long)r->page,
 				(unsigned long long)r->pages,
-				corr_cause_name(r->cause));
+				testfs_cause_name(r->cause));
 	}
 	if (reads->n > max)
 		rep_str(list, NULL, NULL, "... %zu more", reads->n - max);
@@ -215,7 +215,7 @@ void report_requests(struct rnode *parent, const struct read_list *reads,
 			rep_null(row, "cause", NULL, "unknown");
 		else
 			rep_str(row, "cause", NULL, "%s",
-				corr_cause_name(r->cause));
+				testfs_cause_name(r->cause));
 	}
 }
 
@@ -226,7 +226,7 @@ void report_causes(struct rnode *parent, const struct session *s,
 	struct rnode *obj;
 	unsigned c;
 
-	if (!corr_log_traced(log)) {
+	if (!testfs_log_traced(log)) {
 		const char *why = s->trace_why[0] ? s->trace_why : NULL;
 
 		if (s->tracing > 0)
@@ -240,7 +240,7 @@ void report_causes(struct rnode *parent, const struct session *s,
 	obj = rep_obj(parent, "causes", "pages fetched by cause");
 	for (c = 0; c < NCAUSES; c++)
 		if (by_cause[c].pages)
-			rep_uint(obj, corr_cause_name((enum testfs_cause)c),
+			rep_uint(obj, testfs_cause_name((enum testfs_cause)c),
 				 NULL, by_cause[c].pages, "pages");
 }
 
@@ -264,7 +264,8 @@ void pagemap_fetched_rows(struct pagemap *m,
 		if (!extents_pages_in(&by_cause[c], m->first, m->last))
 			continue;
 		snprintf(label, sizeof(label), "%s",
-			 c ? corr_cause_name((enum testfs_cause)c) : "fetched");
+			 c ? testfs_cause_name((enum testfs_cause)c)
+			   : "fetched");
 		pagemap_row_set(m, label, &by_cause[c], full[c], part[c]);
 		pagemap_legend(m, full[c], meaning[c]);
 		if (c)

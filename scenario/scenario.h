@@ -231,23 +231,6 @@ void verdict_num(struct rnode *row, const char *key, uint64_t v);
 /* Kernel correlation                                                  */
 /* ------------------------------------------------------------------ */
 
-/* Thin wrappers of the kernel-correlation calls (correlation.c). */
-int corr_tracing(struct testfs *fs, char *why, size_t whylen);
-const char *corr_cause_name(enum testfs_cause cause);
-bool corr_log_traced(const struct testfs_log *log);
-size_t corr_window_count(const struct testfs_log *log);
-const struct testfs_window *corr_window_at(const struct testfs_log *log,
-					   size_t i);
-/* testfs_log_histograms(); *out zeroed on failure. */
-int corr_histograms(const struct testfs_log *log, const char *name,
-		    struct testfs_histograms *out);
-/* testfs_log_usage(); *out zeroed on failure. */
-int corr_usage(const struct testfs_log *log, const char *name,
-	       struct testfs_usage *out);
-size_t corr_access_count(const struct testfs_log *log);
-const struct testfs_access *corr_access_at(const struct testfs_log *log,
-					   size_t i);
-
 /* ------------------------------------------------------------------ */
 /* Workloads                                                           */
 /* ------------------------------------------------------------------ */

@@ -103,7 +103,7 @@ static void canonical_model(const char *model, char *out, size_t size)
 static void ask_tracing(struct session *s)
 {
 	s->trace_why[0] = '\0';
-	s->tracing = corr_tracing(s->fs, s->trace_why, sizeof(s->trace_why));
+	s->tracing = testfs_tracing(s->fs, s->trace_why, sizeof(s->trace_why));
 	if (s->tracing < 0 && !s->trace_why[0])
 		snprintf(s->trace_why, sizeof(s->trace_why),
 			 "testfs_tracing: %s", strerror(-s->tracing));

@@ -175,7 +175,7 @@ static void explain_start(struct rnode *sec, const struct session *s,
 	if (r0->cause != TESTFS_CAUSE_UNKNOWN)
 		snprintf(how, sizeof(how),
 			 " (kernel tracing: cause %s, triggered by page %llu)",
-			 corr_cause_name(r0->cause),
+			 testfs_cause_name(r0->cause),
 			 (unsigned long long)r0->trigger_page);
 	if (exec) {
 		rep_text(sec, "start",

@@ -6,35 +6,6 @@
 
 #include "../common/json.h"
 
-const char *log_cause_name(unsigned cause)
-{
-	static const char *const names[LOG_CAUSE_COUNT] = {
-		[LOG_CAUSE_UNKNOWN] = "unknown",
-		[LOG_CAUSE_SYNC] = "sync",
-		[LOG_CAUSE_ASYNC] = "async",
-		[LOG_CAUSE_READAROUND] = "readaround",
-		[LOG_CAUSE_FORCED] = "forced",
-		[LOG_CAUSE_SINGLE] = "single",
-		[LOG_CAUSE_DIRECT] = "direct",
-	};
-
-	return cause < LOG_CAUSE_COUNT ? names[cause] : "unknown";
-}
-
-const char *log_access_name(unsigned type)
-{
-	switch (type) {
-	case LOG_ACCESS_FAULT:
-		return "fault";
-	case LOG_ACCESS_READ:
-		return "read";
-	case LOG_ACCESS_MAP:
-		return "map";
-	default:
-		return "unknown";
-	}
-}
-
 static void add_page(struct strbuf *sb, const char *key, uint64_t page)
 {
 	if (page == LOG_NO_PAGE)

@@ -22,12 +22,6 @@
 void log_json_record(struct strbuf *sb, const struct log_record *rec,
 		     const char *file, uint32_t page_size);
 
-/* "sync", "async", "readaround", "forced", "single", "direct", "unknown". */
-const char *log_cause_name(unsigned cause);
-
-/* "fault", "read", "map". */
-const char *log_access_name(unsigned type);
-
 /* Appends the line that stands for @count lost records from @first_seq. */
 void log_json_lost(struct strbuf *sb, uint64_t first_seq, uint64_t count);
 

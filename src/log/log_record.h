@@ -73,6 +73,39 @@ enum log_access_type {
 	LOG_ACCESS_MAP = 3,   /* filemap:mm_filemap_map_pages, fault-around */
 };
 
+/*
+ * The names the JSON log and libtestfs use: "sync", "async", "readaround",
+ * "forced", "single", "direct", "unknown"; "fault", "read", "map".
+ */
+static inline const char *log_cause_name(unsigned cause)
+{
+	static const char *const names[LOG_CAUSE_COUNT] = {
+		[LOG_CAUSE_UNKNOWN] = "unknown",
+		[LOG_CAUSE_SYNC] = "sync",
+		[LOG_CAUSE_ASYNC] = "async",
+		[LOG_CAUSE_READAROUND] = "readaround",
+		[LOG_CAUSE_FORCED] = "forced",
+		[LOG_CAUSE_SINGLE] = "single",
+		[LOG_CAUSE_DIRECT] = "direct",
+	};
+
+	return cause < LOG_CAUSE_COUNT ? names[cause] : "unknown";
+}
+
+static inline const char *log_access_name(unsigned type)
+{
+	switch (type) {
+	case LOG_ACCESS_FAULT:
+		return "fault";
+	case LOG_ACCESS_READ:
+		return "read";
+	case LOG_ACCESS_MAP:
+		return "map";
+	default:
+		return "unknown";
+	}
+}
+
 struct log_record {
 	uint64_t seq;  /* 1, 2, 3 ... since mount */
 	uint64_t t_ns; /* CLOCK_MONOTONIC at arrival */
