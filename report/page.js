@@ -31,13 +31,13 @@ var A_SEQ = 0, A_FILE = 1, A_TYPE = 2, A_FIRST = 3, A_PAGES = 4, A_T = 5,
 
 /* Okabe-Ito: told apart with every common colour-vision deficiency. */
 var CAUSES = [
-	['readaround', '#E69F00', 'mmap read-around: a fault reads a window ' +
+	['readaround', '#CC79A7', 'mmap read-around: a fault reads a window ' +
 		'of ra_pages centred on the faulting page'],
 	['sync', '#0072B2', 'sync readahead: a miss starts a new window at ' +
 		'the missed page'],
 	['async', '#009E73', 'async readahead: touching a marker page ' +
 		'starts the next window ahead'],
-	['forced', '#CC79A7', 'forced: fadvise/madvise WILLNEED or ' +
+	['forced', '#F0E442', 'forced: fadvise/madvise WILLNEED or ' +
 		'readahead(2)'],
 	['single', '#56B4E9', 'one page, no readahead'],
 	['direct', '#999999', 'O_DIRECT: no page cache'],
@@ -268,6 +268,26 @@ function storyOf(f, o) {
 		s += 'Read-around does not look at the VMA: half of its ' +
 			'window lies after the faulting page.';
 	return s;
+}
+
+/* The same in a few words, for the label on a close-up. */
+function shortWhy(f, o) {
+	var byCause = {};
+	o.reads.forEach(function (i) {
+		var g = D.ranges[i], c = g[R_CAUSE];
+		byCause[c] = byCause[c] || [];
+		if (g[R_TRIG] >= 0 && byCause[c].indexOf(g[R_TRIG]) < 0)
+			byCause[c].push(g[R_TRIG]);
+	});
+	return Object.keys(byCause).map(function (c) {
+		var t = byCause[c], what = c === 'readaround' ?
+			'read-around of the fault on page ' : c === 'async' ?
+			'async window' + (t.length > 1 ? 's' : '') +
+			' started by touching page' + (t.length > 1 ? 's ' :
+			' ') : c + ' read' + (t.length ? ' for page ' : '');
+		return what + t.slice(0, 3).join(', ') +
+			(t.length > 3 ? ' ...' : '');
+	}).join('; ');
 }
 
 /* ---------------------------------------------------------------- */
@@ -537,6 +557,38 @@ MapView.prototype.draw = function () {
 				'middle').setAttribute('data-k', 'r:' + i);
 	});
 
+	/*
+	 * Close-ups: an arrow from the access that started each read
+	 * fetching outside the VMA down to that read.
+	 */
+	if (this.opts.why)
+		this.out.forEach(function (o) {
+			o.reads.forEach(function (i) {
+				var r = D.ranges[i], t = r[R_TRIG];
+				if (t < 0 || t < v.a || t > v.b)
+					return;
+				var xt = (x(t) + x(t + 1)) / 2;
+				var xr = Math.min(x(r[R_FIRST]) + 8,
+					(x(r[R_FIRST]) + x(r[R_FIRST] +
+					r[R_PAGES])) / 2);
+				var yb = lanes.reads + self.rows.row[i] *
+					(rowH + 2);
+				/* From the access to the read it started. */
+				svg('path', { d: 'M' + xt + ',' + (lanes.acc + 10) +
+					'L' + xt + ',' + (lanes.win + 9) + 'L' +
+					xr + ',' + (lanes.win + 9) + 'L' + xr +
+					',' + (yb - 5), fill: 'none',
+					stroke: '#000', 'stroke-width': 1.5 }, g);
+				svg('path', { d: 'M' + (xr - 4) + ',' + (yb - 6) +
+					'h8l-4,6z', fill: '#000' }, g);
+				svg('circle', { cx: xt, cy: lanes.acc + 6, r: 4,
+					fill: 'none', stroke: '#000',
+					'stroke-width': 1.5,
+					'data-k': 'x:access that started read #' +
+					r[R_SEQ] + ': page ' + t }, g);
+			});
+		});
+
 	/* What was fetched outside the VMAs, said on the picture itself. */
 	this.out.forEach(function (o) {
 		var xa = x(o.first), xb = x(o.end), yy = lanes.out;
@@ -547,14 +599,13 @@ MapView.prototype.draw = function () {
 		var n = o.end - o.first;
 		var s = n + ' page' + (n === 1 ? '' : 's') + ' ' + o.where +
 			' the VMA';
-		var anchor = o.where === 'before' ? 'end' : 'start';
-		var tx = o.where === 'before' ? xb : xa;
-		tx = Math.max(LABEL_W + 4, Math.min(self.w - 4, tx));
-		if (tx - s.length * 6.5 < LABEL_W && anchor === 'end')
-			anchor = 'start';
-		if (tx + s.length * 6.5 > self.w && anchor === 'start')
-			anchor = 'end';
-		stext(g, tx, yy + 20, s, 'out', anchor);
+		if (self.opts.why)
+			s += ': ' + shortWhy(f, o);
+		/* Beside the bracket, moved in so that it stays readable. */
+		var tw = s.length * 6.6;
+		var tx = o.where === 'before' ? xb - tw : xa;
+		tx = Math.max(LABEL_W + 2, Math.min(self.w - 4 - tw, tx));
+		stext(g, tx, yy + 20, s, 'out');
 	});
 	if (this.opts.info)
 		this.opts.info.textContent = 'pages ' + Math.max(0,
@@ -607,9 +658,23 @@ MapView.prototype.reset = function () {
 var TL_H = 300, TL_TOP = 16, TL_BOTTOM = 26;
 
 function TimeView(f, width, map) {
+	var fe = fetchedOf(f), a = 0, b = f.pages || f.end || 1;
 	this.f = f;
 	this.w = width;
 	this.map = map;
+	/* Pages: the fetched ones at first, then the map's zoom. */
+	if (fe.length) {
+		a = fe[0][0];
+		b = fe[fe.length - 1][1];
+		f.vmas.forEach(function (i) {
+			a = Math.min(a, D.vmas[i][1]);
+			b = Math.max(b, D.vmas[i][2] + 1);
+		});
+		var pad = Math.max(2, (b - a) * 0.04);
+		a -= pad;
+		b += pad;
+	}
+	this.pv = { a: a, b: b };
 	this.view = { a: 0, b: Math.max(1, f.tmax * 1.02) };
 	this.home = [this.view.a, this.view.b];
 	this.el = svg('svg', { 'class': 'time', width: width,
@@ -632,12 +697,13 @@ TimeView.prototype.reset = function () {
 
 TimeView.prototype.draw = function () {
 	var self = this, f = this.f, g = this.el, v = this.view;
-	var pv = this.map.view, plotW = this.w - LABEL_W - 8;
+	var pv = this.pv, plotW = this.w - LABEL_W - 8;
 	var plotH = TL_H - TL_TOP - TL_BOTTOM;
 	var x = function (t) {
 		var xx = LABEL_W + (t - v.a) / (v.b - v.a) * plotW;
 		return Math.max(LABEL_W - 4, Math.min(self.w + 4, xx));
 	};
+	var shown = function (p) { return p >= pv.a && p <= pv.b; };
 	/* Pages grow upwards, like progress through the file. */
 	var y = function (p) {
 		var yy = TL_TOP + plotH - (p - pv.a) / (pv.b - pv.a) * plotH;
@@ -684,19 +750,23 @@ TimeView.prototype.draw = function () {
 			height: Math.max(0, y(m[1]) - y(m[2] + 1)),
 			fill: '#000', 'fill-opacity': 0.05, 'data-k': 'v:' + i },
 			body);
-		[m[1], m[2] + 1].forEach(function (pp) {
+		[m[1], m[2] + 1].filter(shown).forEach(function (pp) {
 			svg('line', { x1: LABEL_W, x2: LABEL_W + plotW,
 				y1: y(pp), y2: y(pp), stroke: '#000',
 				'stroke-dasharray': '4 3' }, body);
 		});
-		stext(body, LABEL_W + 4, y(m[2] + 1) - 3, 'VMA end ' + m[2]);
-		stext(body, LABEL_W + 4, y(m[1]) + 12, 'VMA start ' + m[1]);
+		if (shown(m[2] + 1))
+			stext(body, LABEL_W + plotW - 4, y(m[2] + 1) + 12,
+				'VMA end ' + m[2], null, 'end');
+		if (shown(m[1]))
+			stext(body, LABEL_W + plotW - 4, y(m[1]) - 3,
+				'VMA start ' + m[1], null, 'end');
 	});
-	if (f.pages) {
+	if (f.pages && shown(f.pages)) {
 		svg('line', { x1: LABEL_W, x2: LABEL_W + plotW, y1: y(f.pages),
 			y2: y(f.pages), stroke: '#000', 'stroke-width': 2 },
 			body);
-		stext(body, LABEL_W + plotW - 4, y(f.pages) - 3, 'EOF', null,
+		stext(body, LABEL_W + plotW - 4, y(f.pages) + 12, 'EOF', null,
 			'end');
 	}
 	D.marks.forEach(function (m) {
@@ -917,7 +987,7 @@ function fileSection(root, f, width, maps) {
 	if (out.length) {
 		var row = html('div', { style: 'display:flex;flex-wrap:wrap;' +
 			'gap:8px;margin-top:6px' }, null, root);
-		var iw = out.length > 1 ? Math.floor((width - 8) / 2) : width;
+		var iw = out.length > 1 ? Math.floor((width - 20) / 2) : width;
 		out.slice(0, 4).forEach(function (o) {
 			var edge = o.where === 'before' ? o.vma[0] : o.vma[1];
 			var n = o.end - o.first;
@@ -925,7 +995,7 @@ function fileSection(root, f, width, maps) {
 			var a = o.where === 'before' ? edge - span * 0.6 :
 				edge - span * 0.4;
 			var z = new MapView(f, iw, { a: a, b: a + span }, {
-				interactive: true, caption: 'Close-up: ' + n +
+				interactive: true, why: true, caption: 'Close-up: ' + n +
 				' page' + (n === 1 ? '' : 's') + ' ' + o.where +
 				' the VMA (drag, wheel)' });
 			z.home = [a, a + span];
@@ -936,7 +1006,11 @@ function fileSection(root, f, width, maps) {
 	html('h3', {}, 'Time line: each FUSE read as a bar from arrival to ' +
 		'reply (pages follow the zoom of the page map)', root);
 	var tl = new TimeView(f, width, m);
-	m.listeners.push(function () { tl.draw(); });
+	m.listeners.push(function () {
+		tl.pv.a = m.view.a;
+		tl.pv.b = m.view.b;
+		tl.draw();
+	});
 	root.appendChild(tl.el);
 }
 
@@ -961,8 +1035,8 @@ function summary(root) {
 
 function main() {
 	var root = document.getElementById('page');
-	var width = Math.max(900, Math.min(1600,
-		document.documentElement.clientWidth - 40));
+	/* Minus the 1px borders of the pictures. */
+	var width = Math.max(900, Math.min(1600, root.clientWidth - 4));
 	document.title = D.title;
 	html('h1', {}, D.title, root);
 	if (D.subtitle)
