@@ -108,18 +108,20 @@ function niceStep(span, target) {
 
 var files = D.files.map(function (f, i) {
 	return { i: i, name: f[0], pages: f[1], ranges: [], accesses: [],
-		 vmas: [], windows: [], end: 0, tmax: 0 };
+		 vmas: [], windows: [], end: 0, tmin: Infinity, tmax: 0 };
 });
 D.ranges.forEach(function (g, i) {
 	var f = files[g[R_FILE]];
 	f.ranges.push(i);
 	f.end = Math.max(f.end, g[R_FIRST] + g[R_PAGES]);
+	f.tmin = Math.min(f.tmin, g[R_T]);
 	f.tmax = Math.max(f.tmax, g[R_DONE]);
 });
 D.accesses.forEach(function (a, i) {
 	var f = files[a[A_FILE]];
 	f.accesses.push(i);
 	f.end = Math.max(f.end, a[A_FIRST] + a[A_PAGES]);
+	f.tmin = Math.min(f.tmin, a[A_T]);
 	f.tmax = Math.max(f.tmax, a[A_END]);
 });
 D.vmas.forEach(function (v, i) {
@@ -127,8 +129,9 @@ D.vmas.forEach(function (v, i) {
 	f.vmas.push(i);
 	f.end = Math.max(f.end, v[2] + 1);
 });
-D.marks.forEach(function (m) {
-	files.forEach(function (f) { f.tmax = Math.max(f.tmax, m[1]); });
+files.forEach(function (f) {
+	if (f.tmin > f.tmax)
+		f.tmin = f.tmax = 0;
 });
 
 /* Windows: the kernel batches, from the reads that carry their id. */
@@ -529,7 +532,8 @@ MapView.prototype.draw = function () {
 			'fill-opacity': 0.6, stroke: color(w.cause),
 			'stroke-width': 1.5, 'data-k': 'w:' + id,
 			'data-w': id }, g);
-		if (w.marker >= 0) {
+		/* Markers only where windows are wide enough to tell apart. */
+		if (w.marker >= 0 && xb - xa >= 8) {
 			var xm = (x(w.marker) + x(w.marker + 1)) / 2;
 			svg('path', { d: 'M' + (xm - 4) + ',' + (lanes.win + 2) +
 				'h8l-4,7z', fill: '#000', 'data-k': 'm:' +
@@ -675,7 +679,9 @@ function TimeView(f, width, map) {
 		b += pad;
 	}
 	this.pv = { a: a, b: b };
-	this.view = { a: 0, b: Math.max(1, f.tmax * 1.02) };
+	/* This file's own accesses and reads, whatever else the log holds. */
+	var tpad = Math.max(1000, (f.tmax - f.tmin) * 0.02);
+	this.view = { a: f.tmin - tpad, b: f.tmax + tpad };
 	this.home = [this.view.a, this.view.b];
 	this.el = svg('svg', { 'class': 'time', width: width,
 		height: TL_H }, null);
@@ -685,7 +691,7 @@ function TimeView(f, width, map) {
 
 TimeView.prototype.setView = function (a, b) {
 	var span = Math.max(1000, b - a);
-	a = Math.max(-span / 2, Math.min(a, this.f.tmax - span / 2));
+	a = Math.max(this.f.tmin - span / 2, Math.min(a, this.f.tmax - span / 2));
 	this.view.a = a;
 	this.view.b = a + span;
 	this.draw();
@@ -726,7 +732,8 @@ TimeView.prototype.draw = function () {
 
 	/* Axes. */
 	var ts = niceStep(v.b - v.a, plotW / 110);
-	for (var t = Math.ceil(v.a / ts) * ts; t <= v.b; t += ts) {
+	for (var t = Math.ceil(Math.max(0, v.a) / ts) * ts; t <= v.b;
+		t += ts) {
 		svg('line', { x1: x(t), x2: x(t), y1: TL_TOP + plotH,
 			y2: TL_TOP + plotH + 4, stroke: '#555' }, g);
 		stext(g, x(t), TL_TOP + plotH + 15, fmtT(Math.round(t)), null,
@@ -740,8 +747,8 @@ TimeView.prototype.draw = function () {
 		stext(g, LABEL_W - 6, y(p) + 4, String(p), null, 'end');
 	}
 	stext(g, 4, TL_TOP + 10, 'page', 'lane');
-	stext(g, this.w - 8, TL_H - 2, 'time since the first record',
-		null, 'end');
+	stext(g, this.w - 8, TL_H - 2, 'time since the first record of ' +
+		'the log', null, 'end');
 
 	/* VMAs as bands, EOF as a line. */
 	f.vmas.forEach(function (i) {
@@ -770,6 +777,8 @@ TimeView.prototype.draw = function () {
 			'end');
 	}
 	D.marks.forEach(function (m) {
+		if (m[1] < v.a || m[1] > v.b)
+			return;
 		svg('line', { x1: x(m[1]), x2: x(m[1]), y1: TL_TOP,
 			y2: TL_TOP + plotH, stroke: '#777',
 			'stroke-dasharray': '2 3' }, body);
