@@ -163,6 +163,17 @@ size_t htmlrep_window_count(const struct htmlrep *r);
 int htmlrep_load_jsonl(struct htmlrep *r, const char *path, char *why,
 		       size_t whylen);
 
+struct testfs_log;
+
+/**
+ * Adds every read, access record and mark of a libtestfs snapshot (what
+ * a scenario has after a phase) to @r, and counts its lost records. In
+ * the separate library htmlrep_snapshot_dep, which links libtestfs.
+ *
+ * @return 0, or -ENOMEM.
+ */
+int htmlrep_add_snapshot(struct htmlrep *r, const struct testfs_log *log);
+
 /**
  * Writes the page to @f.
  *
