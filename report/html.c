@@ -101,8 +101,7 @@ static uint64_t rel(uint64_t t, uint64_t t0)
 	return t > t0 ? t - t0 : 0;
 }
 
-static void add_ranges(struct strbuf *sb, const struct htmlrep *r,
-		       uint64_t t0)
+static void add_ranges(struct strbuf *sb, const struct htmlrep *r, uint64_t t0)
 {
 	size_t i;
 
@@ -216,14 +215,13 @@ int htmlrep_write(const struct htmlrep *r, FILE *f)
 	add_html(&sb, r->title ? r->title : "testfs: what readahead did");
 	strbuf_adds(&sb, "</title>\n<style>\n");
 	strbuf_adds(&sb, htmlrep_page_css);
-	strbuf_adds(&sb,
-		    "</style>\n</head>\n<body>\n"
-		    "<noscript><p>This page draws its pictures with "
-		    "JavaScript; the data is in the element "
-		    "#data.</p></noscript>\n"
-		    "<div id=\"page\"></div>\n"
-		    "<div id=\"status\" data-state=\"loading\"></div>\n"
-		    "<script type=\"application/json\" id=\"data\">");
+	strbuf_adds(&sb, "</style>\n</head>\n<body>\n"
+			 "<noscript><p>This page draws its pictures with "
+			 "JavaScript; the data is in the element "
+			 "#data.</p></noscript>\n"
+			 "<div id=\"page\"></div>\n"
+			 "<div id=\"status\" data-state=\"loading\"></div>\n"
+			 "<script type=\"application/json\" id=\"data\">");
 	add_data(&sb, r);
 	strbuf_adds(&sb, "</script>\n<script>\n");
 	strbuf_adds(&sb, htmlrep_page_js);

@@ -428,8 +428,8 @@ int htmlrep_load_jsonl(struct htmlrep *r, const char *path, char *why,
 				   l.missing ? " \"" : "",
 				   l.missing ? l.missing : "",
 				   l.missing ? "\" (an unsigned number or "
-					       "string)" :
-					       "");
+					       "string)"
+					     : "");
 			break;
 		}
 		if (err) {
@@ -442,10 +442,11 @@ int htmlrep_load_jsonl(struct htmlrep *r, const char *path, char *why,
 	if (!err && ferror(f))
 		err = fail(why, whylen, -EIO, "%s: read error", path);
 	if (!err && records == 0)
-		err = fail(why, whylen, -ENODATA,
-			   "%s: no log record in it (an empty log: was anything "
-			   "read from the mount before it was saved?)",
-			   path);
+		err = fail(
+			why, whylen, -ENODATA,
+			"%s: no log record in it (an empty log: was anything "
+			"read from the mount before it was saved?)",
+			path);
 	free(line);
 	free(obj);
 	fclose(f);

@@ -59,8 +59,9 @@ static void usage(FILE *f)
 
 static int bad(const char *what, const char *val, const char *why)
 {
-	fprintf(stderr, "testfs-report: %s '%s': %s\n"
-			"Try 'testfs-report --help'.\n",
+	fprintf(stderr,
+		"testfs-report: %s '%s': %s\n"
+		"Try 'testfs-report --help'.\n",
 		what, val, why);
 	return 2;
 }
@@ -195,7 +196,8 @@ static int parse_args(struct args *a, int argc, char **argv)
 			usage(stdout);
 			return 0;
 		} else if ((strcmp(s, "-o") == 0 ||
-			    strcmp(s, "--output") == 0) && has) {
+			    strcmp(s, "--output") == 0) &&
+			   has) {
 			a->output = argv[++i];
 		} else if (strcmp(s, "--title") == 0 && has) {
 			a->title = argv[++i];
@@ -211,9 +213,10 @@ static int parse_args(struct args *a, int argc, char **argv)
 				return 1;
 			a->vmas = p;
 			if (parse_vma(argv[++i], &a->vmas[a->nvmas]))
-				return bad("--vma", argv[i],
-					   "expected [NAME:]FIRST-LAST[:PROT], "
-					   "pages FIRST <= LAST, PROT like r-x");
+				return bad(
+					"--vma", argv[i],
+					"expected [NAME:]FIRST-LAST[:PROT], "
+					"pages FIRST <= LAST, PROT like r-x");
 			a->nvmas++;
 		} else if (strcmp(s, "--") == 0 && i + 2 == argc && !a->log) {
 			a->log = argv[++i];
@@ -314,8 +317,9 @@ int main(int argc, char **argv)
 		out = a.output ? strdup(a.output) : default_output(a.log);
 		/* Never overwrite the log with its own picture. */
 		if (out && strcmp(out, a.log) == 0) {
-			fprintf(stderr, "testfs-report: the page would replace "
-					"the log %s; give -o FILE\n",
+			fprintf(stderr,
+				"testfs-report: the page would replace "
+				"the log %s; give -o FILE\n",
 				a.log);
 			status = 2;
 			goto out;

@@ -98,8 +98,7 @@ int html_finish(struct scenario_ctx *ctx, const char *path)
 	char title[128];
 	int err;
 
-	snprintf(title, sizeof(title), "testfs-scenario run %s",
-		 ctx->sc->name);
+	snprintf(title, sizeof(title), "testfs-scenario run %s", ctx->sc->name);
 	err = htmlrep_set_title(ctx->html, title);
 	if (!err)
 		err = from_report(ctx->html, ctx->rep);

@@ -83,6 +83,7 @@ int main(int argc, char **argv)
 	uint32_t w = 0, h = 0, len, *colors;
 	size_t n = 0, cap = 0, i, distinct = 0, white = 0, total;
 	uLongf rawlen;
+	double pct;
 	int bpp = 0;
 	FILE *f;
 
@@ -155,15 +156,14 @@ int main(int argc, char **argv)
 	for (i = 0; i < total; i++)
 		if (i == 0 || colors[i] != colors[i - 1])
 			distinct++;
-	printf("%ux%u %zu distinct colours, %.1f%% not white\n", w, h,
-	       distinct, 100.0 * (double)(total - white) / (double)total);
+	pct = 100.0 * (double)(total - white) / (double)total;
+	printf("%ux%u %zu distinct colours, %.1f%% not white\n", w, h, distinct,
+	       pct);
 	free(data);
 	free(raw);
 	free(px);
 	free(colors);
-	return distinct >= strtoul(argv[2], NULL, 10) &&
-			       100.0 * (double)(total - white) / (double)total >=
-				       strtod(argv[3], NULL) ?
-		       0 :
-		       1;
+	if (distinct < strtoul(argv[2], NULL, 10) || pct < strtod(argv[3], NULL))
+		return 1;
+	return 0;
 }
