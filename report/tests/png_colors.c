@@ -163,7 +163,8 @@ int main(int argc, char **argv)
 	free(raw);
 	free(px);
 	free(colors);
-	if (distinct < strtoul(argv[2], NULL, 10) || pct < strtod(argv[3], NULL))
+	if (distinct < strtoul(argv[2], NULL, 10) ||
+	    pct < strtod(argv[3], NULL))
 		return 1;
 	return 0;
 }
