@@ -222,55 +222,70 @@ function inVmas(f, page) {
 	});
 }
 
+function listOf(v) {
+	return v.length < 3 ? v.join(' and ') : v.slice(0, -1).join(', ') +
+		' and ' + v[v.length - 1];
+}
+
+/*
+ * One place where pages were fetched outside the VMAs, told for someone
+ * who never read mm/readahead.c: which access started which decision,
+ * what the decision reads, and why that crosses the VMA's end.
+ * Returns [heading, sentence].
+ */
 function storyOf(f, o) {
-	var n = o.end - o.first, causes = {}, trig = [], seqs = [];
+	var n = o.end - o.first, groups = {}, order = [];
 	o.reads.forEach(function (i) {
-		var g = D.ranges[i];
-		(causes[g[R_CAUSE]] = causes[g[R_CAUSE]] || []).push(g);
-		seqs.push('#' + g[R_SEQ]);
-		if (g[R_TRIG] >= 0)
-			trig.push(g[R_TRIG]);
+		var g = D.ranges[i], c = g[R_CAUSE], w = windows[g[R_WIN]];
+		if (!groups[c]) {
+			groups[c] = { trig: [], spans: [], seqs: [] };
+			order.push(c);
+		}
+		var e = groups[c];
+		if (g[R_TRIG] >= 0 && e.trig.indexOf(g[R_TRIG]) < 0)
+			e.trig.push(g[R_TRIG]);
+		var span = w && w.start >= 0 ? pageSpan(w.start, w.start +
+			w.size - 1) : pageSpan(g[R_FIRST], g[R_FIRST] +
+			g[R_PAGES] - 1);
+		if (e.spans.indexOf(span) < 0)
+			e.spans.push(span);
+		e.seqs.push('#' + g[R_SEQ]);
 	});
-	var where = o.where === 'before' ? 'before the VMA (which starts at ' +
-		'page ' + o.vma[0] + ')' : o.where === 'after' ?
-		'after the VMA (which ends at page ' + (o.vma[1] - 1) + ')' :
-		'between two VMAs';
-	var s = n + (n === 1 ? ' page ' : ' pages ') + where + ', ' +
-		pageSpan(o.first, o.end - 1) + ', came from ' +
-		(o.reads.length === 1 ? 'FUSE read ' : o.reads.length +
-		 ' FUSE reads ') + seqs.slice(0, 4).join(', ') +
-		(seqs.length > 4 ? ' ...' : '') + '. ';
-	Object.keys(causes).forEach(function (c) {
-		var gs = causes[c], t = [];
-		gs.forEach(function (g) {
-			if (g[R_TRIG] >= 0 && t.indexOf(g[R_TRIG]) < 0)
-				t.push(g[R_TRIG]);
-		});
+	var edge = o.where === 'after' ? 'end' : 'start';
+	var head = (o.where === 'before' ? 'Before' : o.where === 'after' ?
+		'After' : 'Between') + ' the VMA' + (o.where === 'between' ?
+		's' : '') + ': ' + n + (n === 1 ? ' page' : ' pages') + ' (' +
+		pageSpan(o.first, o.end - 1) + ').';
+	var parts = order.map(function (c) {
+		var e = groups[c], t = e.trig.slice(0, 4), many = e.trig.length > 1;
 		var inside = t.length && t.every(function (p) {
 			return inVmas(f, p);
-		});
-		s += 'Cause ' + c + ' (' + (WHY[c] || c) + ')';
-		if (t.length)
-			s += ', triggered by ' + (c === 'async' ?
-				'touching marker page ' : c === 'readaround' ?
-				'the fault on page ' : 'page ') +
-				t.slice(0, 3).join(', ') +
-				(t.length > 3 ? ' ...' : '') +
-				(inside ? ', inside the VMA' : '');
-		s += '. ';
+		}) ? ' (inside the VMA)' : '';
+		var reads = ' [FUSE read' + (e.seqs.length > 1 ? 's ' : ' ') +
+			e.seqs.slice(0, 4).join(', ') + ']';
+		if (c === 'readaround' && t.length)
+			return 'The fault on page ' + listOf(t) + inside +
+				' made the kernel read around it: pages ' +
+				listOf(e.spans) + ', a window centred on the ' +
+				'fault, placed without looking at where the ' +
+				'VMA ' + edge + 's.' + reads;
+		if (c === 'async' && t.length)
+			return 'Touching marker page' + (many ? 's ' : ' ') +
+				listOf(t) + inside + ' started async ' +
+				'readahead of pages ' + listOf(e.spans) +
+				': readahead reads ahead of the accesses, ' +
+				'one window at a time, and nothing stops it ' +
+				'at the VMA ' + edge + '.' + reads;
+		if (c === 'sync' && t.length)
+			return 'A miss on page ' + listOf(t) + inside +
+				' started sync readahead of pages ' +
+				listOf(e.spans) + ', which runs past the VMA ' +
+				edge + '.' + reads;
+		return 'Cause ' + c + ' (' + (WHY[c] || c) + '): pages ' +
+			listOf(e.spans) + (t.length ? ', for page ' +
+			listOf(t) : '') + '.' + reads;
 	});
-	if (causes.readaround && o.where === 'before')
-		s += 'Read-around does not look at the VMA: half of its ' +
-			'window lies before the faulting page, so a fault ' +
-			'near the VMA start reads pages before it.';
-	else if (causes.async && o.where === 'after')
-		s += 'Async readahead runs a window ahead of the ' +
-			'accesses and is not limited to the VMA, so the ' +
-			'last windows read past its end.';
-	else if (causes.readaround && o.where === 'after')
-		s += 'Read-around does not look at the VMA: half of its ' +
-			'window lies after the faulting page.';
-	return s;
+	return [head, parts.join(' ')];
 }
 
 /* The same in a few words, for the label on a close-up. */
@@ -923,8 +938,11 @@ function legend(parent) {
 		html('span', { 'class': 'sw' }, null, s).style.background = it[0];
 		s.appendChild(document.createTextNode(it[1]));
 	});
-	html('span', {}, '▼ marker page (touching it starts the next window)' +
-		'; time line: hatched = injected delay, × = late access', l);
+	['▼ marker page: touching it starts the next window',
+	 'time line: hatched = injected delay',
+	 'outline dashed = async, dotted = read-around',
+	 '× = an access that waited for a read, • = one that did not'
+	].forEach(function (t) { html('span', {}, t, l); });
 }
 
 /* ---------------------------------------------------------------- */
@@ -943,7 +961,25 @@ function fileSection(root, f, width, maps) {
 	var out = outsideRegions(f);
 	if (out.length) {
 		var st = html('div', { 'class': 'story' }, null, root);
-		out.forEach(function (o) { html('p', {}, storyOf(f, o), st); });
+		var fetched = 0, vpages = 0;
+		fetchedOf(f).forEach(function (e) { fetched += e[1] - e[0]; });
+		f.vmas.forEach(function (i) {
+			vpages += D.vmas[i][2] - D.vmas[i][1] + 1;
+		});
+		var lead = html('p', {}, null, st);
+		html('b', {}, 'The kernel read ' + fetched + ' pages of ' +
+			f.name + ' for ' + (f.vmas.length > 1 ? f.vmas.length +
+			' VMAs of ' + vpages + ' pages' : 'a VMA of ' + vpages +
+			' pages') + ': ' + listOf(out.map(function (o) {
+			return (o.end - o.first) + ' pages ' + (o.where ===
+				'between' ? 'between them' : o.where + ' it');
+		})) + ', which nothing can reach through this mapping.',
+			lead);
+		out.forEach(function (o) {
+			var p = html('p', {}, null, st), so = storyOf(f, o);
+			html('b', {}, so[0] + ' ', p);
+			p.appendChild(document.createTextNode(so[1]));
+		});
 	} else if (f.vmas.length && f.ranges.length) {
 		html('p', { 'class': 'note' }, 'Every fetched page lies ' +
 			'inside the VMA' + (f.vmas.length > 1 ? 's' : '') + '.',
