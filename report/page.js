@@ -777,6 +777,9 @@ TimeView.prototype.draw = function () {
 				y1: y(pp), y2: y(pp), stroke: '#000',
 				'stroke-dasharray': '4 3' }, body);
 		});
+		/* Many VMAs: their dashed ends say enough. */
+		if (f.vmas.length > 4)
+			return;
 		if (shown(m[2] + 1))
 			stext(body, LABEL_W + plotW - 4, y(m[2] + 1) + 12,
 				'VMA end ' + m[2], null, 'end');
