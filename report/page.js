@@ -830,19 +830,27 @@ TimeView.prototype.draw = function () {
 		}
 	});
 
-	/* Accesses: a dot per fault or read(2); late ones a vermillion X. */
-	f.accesses.forEach(function (i) {
+	/*
+	 * Accesses: a dot per fault or read(2); late ones a vermillion X,
+	 * smaller when many share the width, so the reads stay visible.
+	 */
+	var shownAcc = f.accesses.filter(function (i) {
 		var a = D.accesses[i];
-		if (a[A_TYPE] === 'map')
-			return;
+		return a[A_TYPE] !== 'map' && a[A_T] >= v.a && a[A_T] <= v.b;
+	});
+	var r = Math.max(1.5, Math.min(5, plotW / (shownAcc.length + 1) / 2));
+	shownAcc.forEach(function (i) {
+		var a = D.accesses[i];
 		var xa = x(a[A_T]), ya = y(a[A_FIRST] + 0.5);
 		if (a[A_LATE] > 0) {
-			svg('path', { d: 'M' + (xa - 5) + ',' + (ya - 5) +
-				'l10,10m0,-10l-10,10', stroke: LATE,
-				'stroke-width': 2.5, 'data-k': 'a:' + i }, body);
-		} else {
-			svg('circle', { cx: xa, cy: ya, r: 3, fill: '#000',
+			svg('path', { d: 'M' + (xa - r) + ',' + (ya - r) + 'l' +
+				2 * r + ',' + 2 * r + 'm0,' + -2 * r + 'l' +
+				-2 * r + ',' + 2 * r, stroke: LATE,
+				'stroke-width': r > 3 ? 2.5 : 1.5,
 				'data-k': 'a:' + i }, body);
+		} else {
+			svg('circle', { cx: xa, cy: ya, r: Math.min(3, r),
+				fill: '#000', 'data-k': 'a:' + i }, body);
 		}
 	});
 };
