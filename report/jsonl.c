@@ -339,14 +339,12 @@ static int load_object(struct loader *l, const char **what)
 		l->r->lost += need_u(l, "lost");
 		err = l->missing ? -EPROTO : 0;
 	} else if ((m = find(l->o, "mark"))) {
-		if (m->type != J_STR)
+		uint64_t seq = need_u(l, "seq"), t_ns = need_u(l, "t_ns");
+
+		if (m->type != J_STR && !l->missing)
 			l->missing = "mark";
-		err = l->missing ? -EPROTO : 0;
-		if (!err)
-			err = htmlrep_add_mark(l->r, need_u(l, "seq"),
-					       need_u(l, "t_ns"), m->str);
-		if (l->missing)
-			err = -EPROTO;
+		err = l->missing ? -EPROTO
+				 : htmlrep_add_mark(l->r, seq, t_ns, m->str);
 	} else if ((m = find(l->o, "access"))) {
 		file = need_s(l, "file");
 		err = m->type == J_STR ? load_access(l, file, m->str) : -EPROTO;
