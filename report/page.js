@@ -460,8 +460,12 @@ MapView.prototype.draw = function () {
 		'stroke-width': 2 }, pat);
 
 	var y = 4;
-	if (this.opts.caption) {
-		stext(g, LABEL_W, 13, this.opts.caption, 'lane');
+	var caption = this.opts.caption;
+	if (this.opts.main && (v.a > 0 || v.b < (f.pages || f.end)))
+		caption = 'Pages ' + Math.max(0, Math.floor(v.a)) + '-' +
+			Math.ceil(v.b - 1) + ' (double click: the whole file)';
+	if (caption) {
+		stext(g, LABEL_W, 13, caption, 'lane');
 		y = 18;
 	}
 	/* Axis. */
@@ -1037,7 +1041,12 @@ function fileSection(root, f, width, maps) {
 	});
 	tools.appendChild(info);
 	root.appendChild(m.el);
-	m.draw();
+	/* A link can open the page on a range: page.html#pages=1000-1050. */
+	var hash = /pages=(\d+)-(\d+)/.exec(location.hash);
+	if (hash && +hash[2] >= +hash[1])
+		m.setView(+hash[1], +hash[2] + 1);
+	else
+		m.draw();
 
 	/* Close-ups of each place where pages were fetched outside a VMA. */
 	if (out.length) {
