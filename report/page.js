@@ -41,7 +41,8 @@ var CAUSES = [
 		'readahead(2)'],
 	['single', '#56B4E9', 'one page, no readahead'],
 	['direct', '#999999', 'O_DIRECT: no page cache'],
-	['unknown', '#BBBBBB', 'cause unknown (no kernel tracing)']
+	['unknown', '#BBBBBB', 'no kernel event explains it (was kernel ' +
+		'tracing on?)']
 ];
 var COLOR = {}, WHY = {};
 CAUSES.forEach(function (c) { COLOR[c[0]] = c[1]; WHY[c[0]] = c[2]; });
@@ -281,9 +282,9 @@ function storyOf(f, o) {
 				' started sync readahead of pages ' +
 				listOf(e.spans) + ', which runs past the VMA ' +
 				edge + '.' + reads;
-		return 'Cause ' + c + ' (' + (WHY[c] || c) + '): pages ' +
-			listOf(e.spans) + (t.length ? ', for page ' +
-			listOf(t) : '') + '.' + reads;
+		return 'Pages ' + listOf(e.spans) + (t.length ? ', for ' +
+			'page ' + listOf(t) : '') + ' were read; cause ' + c +
+			': ' + (WHY[c] || c) + '.' + reads;
 	});
 	return [head, parts.join(' ')];
 }
