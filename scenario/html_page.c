@@ -15,8 +15,14 @@
 #include "report_i.h"
 #include "scenario.h"
 
-int html_begin(struct scenario_ctx *ctx)
+int html_begin(struct scenario_ctx *ctx, const char *path)
 {
+	/* A path that cannot be written fails now, not after the run. */
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -errno;
+	fclose(f);
 	ctx->html = malloc(sizeof(*ctx->html));
 	if (!ctx->html)
 		return -ENOMEM;

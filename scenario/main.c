@@ -479,9 +479,13 @@ static int run(const char *name, int argc, char **argv)
 	ret = parse_params(&ctx, argc, argv, &json, &html);
 	if (ret)
 		return ret;
-	if (html && html_begin(&ctx)) {
-		fprintf(stderr, "testfs-scenario: out of memory\n");
-		return 1;
+	if (html) {
+		ret = html_begin(&ctx, html);
+		if (ret) {
+			fprintf(stderr, "testfs-scenario: --html %s: %s\n",
+				html, strerror(-ret));
+			return ret == -ENOMEM ? 1 : 2;
+		}
 	}
 	/* A time limit for the whole run: on SIGALRM the instance is
 	 * stopped, a message printed and the exit status is 1. */
@@ -520,6 +524,9 @@ static int run(const char *name, int argc, char **argv)
 			ctx.sc->name, ctx.why[0] ? ctx.why : strerror(-ret));
 		report_free(ctx.rep);
 		html_end(&ctx);
+		/* No page rather than an empty one. */
+		if (html)
+			remove(html);
 		return 1;
 	}
 	if (html) {

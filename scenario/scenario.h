@@ -158,13 +158,14 @@ int session_snapshot(struct scenario_ctx *ctx, struct session *s,
 void session_report_settings(struct session *s, struct report *r);
 
 /*
- * --html FILE (html_page.c): html_begin() before the run; html_phase()
+ * --html FILE (html_page.c): html_begin() before the run (creates FILE,
+ * so a bad path fails before the mount); html_phase()
  * (called by session_snapshot()) takes the first phase that read the
  * file, html_vma() the VMAs the scenario mapped in it; html_finish()
  * writes the page, html_end() frees it. All return 0 or -errno and do
  * nothing without --html.
  */
-int html_begin(struct scenario_ctx *ctx);
+int html_begin(struct scenario_ctx *ctx, const char *path);
 int html_phase(struct scenario_ctx *ctx, struct session *s, const char *phase,
 	       const struct testfs_log *log);
 int html_vma(struct scenario_ctx *ctx, const char *file, uint64_t first,

@@ -1,9 +1,10 @@
 #!/bin/bash
 # testfs-report's command line: a page from a small log, and a clear
 # message with exit status 2 (naming file and line) for every bad input.
-# Usage: report-cli.sh TESTFS_REPORT
+# With TESTFS_SCENARIO, also its --html argument errors (before any mount).
+# Usage: report-cli.sh TESTFS_REPORT [TESTFS_SCENARIO]
 set -uo pipefail
-report=$1
+report=$1 scenario=${2:-}
 tmp=$(mktemp -d /tmp/testfs-report-cli.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
@@ -79,6 +80,12 @@ expect 2 "--file 'a.bin:12Q': unknown size" "$report" --file a.bin:12Q "$tmp/ok.
 cp "$tmp/ok.jsonl" "$tmp/self.html"
 expect 2 "would replace the log" "$report" "$tmp/self.html"
 expect 1 "$tmp/nodir/x.html" "$report" -o "$tmp/nodir/x.html" "$tmp/ok.jsonl"
+
+if [ -n "$scenario" ]; then
+	expect 2 "--html: expected a FILE" "$scenario" run vma-boundary --html
+	expect 2 "--html $tmp/nodir/x.html: No such file" "$scenario" run \
+		vma-boundary --html "$tmp/nodir/x.html"
+fi
 
 [ "$fails" = 0 ] || exit 1
 echo "testfs-report command line: all checks passed"
