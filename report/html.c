@@ -2,7 +2,7 @@
 /*
  * Writes the page: a fixed HTML frame, the model as one JSON object in a
  * <script type="application/json"> element, and the page's own CSS and
- * JS (page.css, page.js, compiled in), which draw the SVG pictures when
+ * JS (page.css, page-*.js, compiled in), which draw the SVG pictures when
  * the page is opened. Nothing refers to another file or to the network,
  * so the page can be mailed, attached to a bug, or opened from disk.
  *
@@ -20,7 +20,7 @@
 #include "common/json.h"
 #include "common/strbuf.h"
 
-/* Generated from page.css and page.js (embed.c). */
+/* Generated from page.css and page-*.js (embed.c). */
 extern const char htmlrep_page_css[];
 extern const char htmlrep_page_js[];
 
@@ -107,7 +107,7 @@ static void add_ranges(struct strbuf *sb, const struct htmlrep *r, uint64_t t0)
 
 	/*
 	 * [seq, file, first, pages, cause, window, trigger, marker, t, done,
-	 *  delay, err, late, ra_start, ra_size, ra_async]; page.js names
+	 *  delay, err, late, ra_start, ra_size, ra_async]; page-model.js names
 	 * the columns in the same order (R_*).
 	 */
 	strbuf_adds(sb, ",\"ranges\":[");
@@ -223,9 +223,11 @@ int htmlrep_write(const struct htmlrep *r, FILE *f)
 			 "<div id=\"status\" data-state=\"loading\"></div>\n"
 			 "<script type=\"application/json\" id=\"data\">");
 	add_data(&sb, r);
-	strbuf_adds(&sb, "</script>\n<script>\n");
+	/* page-*.js share one scope and keep nothing in the global one. */
+	strbuf_adds(&sb, "</script>\n<script>\n(function () {\n"
+			 "'use strict';\n");
 	strbuf_adds(&sb, htmlrep_page_js);
-	strbuf_adds(&sb, "</script>\n</body>\n</html>\n");
+	strbuf_adds(&sb, "})();\n</script>\n</body>\n</html>\n");
 	if (sb.oom) {
 		strbuf_free(&sb);
 		return -ENOMEM;
