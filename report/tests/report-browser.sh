@@ -57,8 +57,10 @@ fail() {
 # 12 MiB: the middle third (pages 1024-2047) is mapped, as in the
 # vma-boundary scenario; 64 MiB = 16384 pages read sequentially.
 timeout 30 "$daemon" --file slice.bin:12M --file seq.bin:64M \
-	--log "$tmp/daemon.jsonl" --watch-pid $$ "$mnt" ||
-	skip "testfs did not mount (status $?)"
+	--log "$tmp/daemon.jsonl" --watch-pid $$ "$mnt" || {
+	echo "FAIL: testfs did not mount (status $?)" >&2
+	exit 1
+}
 mounted=1
 echo "mark mmap slice" >"$mnt/.testfs/ctl"
 timeout 60 "$workload" mmap "$mnt/slice.bin" 1024 1024 || fail "mmap workload"
