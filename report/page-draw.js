@@ -421,7 +421,7 @@ TimeView.prototype.draw = function () {
 		svg('line', { x1: x(m[1]), x2: x(m[1]), y1: TL_TOP,
 			y2: TL_TOP + plotH, stroke: '#777',
 			'stroke-dasharray': '2 3' }, body);
-		stext(body, x(m[1]) + 3, TL_TOP + 11, m[2]);
+		stext(body, x(m[1]) + 3, TL_TOP + plotH - 4, m[2]);
 	});
 
 	/*

@@ -88,12 +88,22 @@ function legend(parent) {
 		html('span', { 'class': 'sw' }, null, s).style.background = c[1];
 		s.appendChild(document.createTextNode(c[0] + ': ' + c[2]));
 	});
+	/* Only what the page has. */
+	var types = {}, late = 0;
+	D.accesses.forEach(function (a) {
+		types[a[A_TYPE]] = 1;
+		late += a[A_LATE];
+	});
+	D.ranges.forEach(function (g) { late += g[R_LATE]; });
 	var items = [
-		['#f0f0f0', 'VMA (dashed lines: its ends)'],
-		['#000', 'accessed (fault or read(2))'],
-		['#aaa', 'mapped by fault-around'],
-		[LATE, 'late: an access waited for the read']];
-	items.forEach(function (it) {
+		[D.vmas.length, '#f0f0f0', 'VMA (dashed lines: its ends)'],
+		[types.fault || types.read, '#000',
+			'accessed (fault or read(2))'],
+		[types.map, '#aaa', 'mapped by fault-around'],
+		[late, LATE, 'late: an access waited for the read']];
+	items.filter(function (it) { return it[0]; }).map(function (it) {
+		return it.slice(1);
+	}).forEach(function (it) {
 		var s = html('span', {}, null, l);
 		html('span', { 'class': 'sw' }, null, s).style.background = it[0];
 		s.appendChild(document.createTextNode(it[1]));
