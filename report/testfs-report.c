@@ -333,7 +333,10 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (out)
-		fprintf(stderr, "testfs-report: wrote %s\n", out);
+		fprintf(stderr,
+			"testfs-report: wrote %s (%zu reads, %zu windows, %zu "
+			"access records)\n",
+			out, r.nranges, htmlrep_window_count(&r), r.naccesses);
 	status = 0;
 out:
 	free(out);
