@@ -304,6 +304,48 @@ function main() {
 		'svg.time rect.tlrange').length);
 	if (status.getAttribute('data-state') === 'loading')
 		status.setAttribute('data-state', 'ok');
+	if (/selftest/.test(location.hash))
+		selftest(maps);
+}
+
+/*
+ * page.html#selftest: what a reader does, done by the page itself in a
+ * headless browser (the test suite reads data-selftest back): the mouse
+ * wheel zooms the map in, the map goes down to single pages, and
+ * hovering a read shows its record.
+ */
+function selftest(maps) {
+	var keys = Object.keys(maps), bad = [];
+	if (!keys.length)
+		return status.setAttribute('data-selftest', 'no map');
+	var m = maps[keys[0]], el = m.el, span = m.view.b - m.view.a;
+	var r = el.getBoundingClientRect();
+	el.dispatchEvent(new WheelEvent('wheel', { deltaY: -100,
+		clientX: r.left + r.width / 2, clientY: r.top + 20,
+		bubbles: true, cancelable: true }));
+	if (!(m.view.b - m.view.a < span))
+		bad.push('the wheel did not zoom in');
+	var g = D.ranges[m.f.ranges[0]];
+	m.setView(g[R_FIRST], g[R_FIRST] + 8);
+	var px = (m.w - LABEL_W - 8) / (m.view.b - m.view.a);
+	var ticks = 0;
+	el.querySelectorAll('text').forEach(function (t) {
+		if (t.textContent === String(g[R_FIRST] + 1))
+			ticks++;
+	});
+	if (px < 50 || !ticks)
+		bad.push('no single-page view (' + px.toFixed(1) + ' px/page)');
+	var rect = el.querySelector('rect.range');
+	var b = rect.getBoundingClientRect();
+	rect.dispatchEvent(new MouseEvent('mousemove', { bubbles: true,
+		clientX: b.left + 2, clientY: b.top + 2 }));
+	var seq = D.ranges[+rect.getAttribute('data-k').slice(2)][R_SEQ];
+	if (tip.style.display !== 'block' ||
+	    tip.textContent.indexOf('FUSE read #' + seq) < 0)
+		bad.push('hovering a read showed "' + tip.textContent + '"');
+	m.reset();
+	status.setAttribute('data-selftest', bad.length ? bad.join('; ') :
+		'ok');
 }
 
 main();

@@ -143,6 +143,13 @@ for p in "${pages[@]}"; do
 	got=$(echo "$status" | grep -o 'data-windows="[0-9]*"' | tr -dc 0-9)
 	[ "$got" = "$want" ] ||
 		fail "$p: $got windows drawn, the log has $want"
+	# What a reader does (page.js selftest): wheel zoom, single pages,
+	# hover on a read.
+	run_browser --dump-dom "file://$html#selftest" >"$tmp/$p.self" \
+		2>>"$tmp/$p.console" || fail "$p: chromium #selftest failed"
+	self=$(grep -o 'data-selftest="[^"]*"' "$tmp/$p.self")
+	[ "$self" = 'data-selftest="ok"' ] ||
+		fail "$p: interaction self-test: ${self:-not run}"
 	run_browser --screenshot="$tmp/$p.png" "file://$html" \
 		>/dev/null 2>>"$tmp/$p.console" ||
 		fail "$p: chromium --screenshot failed"
