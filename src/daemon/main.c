@@ -125,7 +125,28 @@ static int resolve_paths(struct testfs *t, struct options *o)
 	return EXIT_OK;
 }
 
-static int start_log(struct testfs *t, const struct options *o)
+/*
+ * The log file is opened before mounting: a path that must be refused is
+ * bad input (exit 2), and nothing is mounted for it.
+ */
+static int open_log(const struct options *o, int *fd)
+{
+	char why[256];
+
+	*fd = -1;
+	if (!o->log_path)
+		return EXIT_OK;
+	*fd = log_writer_open(o->log_path, why, sizeof(why));
+	if (*fd >= 0)
+		return EXIT_OK;
+	fprintf(stderr, "testfs: --log '%s': %s\n", o->log_path, why);
+	/* A refusal is bad input; a failing open (no such directory, a
+	 * read-only file system) is a runtime failure, as before. */
+	return *fd == -ELOOP || *fd == -EINVAL || *fd == -EPERM ? EXIT_USAGE
+								: EXIT_RUNTIME;
+}
+
+static int start_log(struct testfs *t, const struct options *o, int log_fd)
 {
 	int err;
 
@@ -137,11 +158,12 @@ static int start_log(struct testfs *t, const struct options *o)
 			     strerror(-err));
 		return EXIT_RUNTIME;
 	}
-	if (!o->log_path)
+	if (log_fd < 0)
 		return EXIT_OK;
-	err = log_writer_start(&t->writer, &t->log, o->log_path, t->page_size,
+	err = log_writer_start(&t->writer, &t->log, log_fd, t->page_size,
 			       name_of_ino, &t->files);
 	if (err) {
+		close(log_fd);
 		startup_fail(EXIT_RUNTIME, "--log '%s': %s", o->log_path,
 			     strerror(-err));
 		return EXIT_RUNTIME;
@@ -165,7 +187,7 @@ int main(int argc, char **argv)
 	static struct testfs t;
 	struct options o;
 	char err[1024];
-	int status;
+	int status, log_fd = -1;
 
 	options_init(&o);
 	if (options_parse(&o, argc, argv, err, sizeof(err)) != 0) {
@@ -206,12 +228,14 @@ int main(int argc, char **argv)
 		status = build_files(&t, &o);
 	if (status == EXIT_OK)
 		status = resolve_paths(&t, &o);
+	if (status == EXIT_OK)
+		status = open_log(&o, &log_fd);
 	if (status != EXIT_OK)
 		goto out_free;
 
 	startup_begin(o.foreground);
 	t.started_ns = clock_now_ns();
-	status = start_log(&t, &o);
+	status = start_log(&t, &o, log_fd);
 	if (status == EXIT_OK) {
 		status = serve(&t);
 		/* Only an empty directory goes, and only once unmounted. */

@@ -5,6 +5,9 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <time.h>
@@ -122,9 +125,76 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
-int log_writer_start(struct log_writer **out, struct log_ring *ring,
-		     const char *path, uint32_t page_size, log_name_fn name_of,
-		     void *name_ctx)
+/*
+ * The log is written with the daemon's privileges, often root's, to a path
+ * another user may control (a planted link in /tmp): never follow a link,
+ * never open a device or a FIFO (O_NONBLOCK: a FIFO without a reader fails
+ * instead of blocking), and never truncate a file somebody else owns.
+ */
+int log_writer_open(const char *path, char *why, size_t whylen)
+{
+	struct stat before, st;
+	bool existed;
+	int fd, err;
+
+	existed = lstat(path, &before) == 0;
+	if (existed && S_ISLNK(before.st_mode))
+		goto refuse_link;
+	if (existed && !S_ISREG(before.st_mode))
+		goto refuse_type;
+	fd = open(path,
+		  O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_NONBLOCK |
+			  O_NOCTTY | O_CLOEXEC,
+		  0600);
+	if (fd < 0) {
+		err = errno;
+		if (err == ELOOP)
+			goto refuse_link;
+		if (err == ENXIO || err == EISDIR)
+			goto refuse_type;
+		snprintf(why, whylen, "%s", strerror(err));
+		return -err;
+	}
+	/* Whatever the path named at lstat() time, judge what was opened. */
+	if (fstat(fd, &st) != 0) {
+		err = errno;
+		close(fd);
+		snprintf(why, whylen, "%s", strerror(err));
+		return -err;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		goto refuse_type;
+	}
+	if (st.st_uid != getuid()) {
+		close(fd);
+		snprintf(
+			why, whylen,
+			"refused: owned by uid %u, not by the caller (uid %u); remove it or choose another path",
+			(unsigned)st.st_uid, (unsigned)getuid());
+		return -EPERM;
+	}
+	if (fcntl(fd, F_SETFL, O_APPEND) != 0 || ftruncate(fd, 0) != 0) {
+		err = errno;
+		close(fd);
+		snprintf(why, whylen, "%s", strerror(err));
+		return -err;
+	}
+	return fd;
+refuse_link:
+	snprintf(
+		why, whylen,
+		"refused: a symbolic link (testfs does not follow links for its log)");
+	return -ELOOP;
+refuse_type:
+	snprintf(
+		why, whylen,
+		"refused: not a regular file (a new file is created with mode 0600, an existing regular file of the caller is truncated)");
+	return -EINVAL;
+}
+
+int log_writer_start(struct log_writer **out, struct log_ring *ring, int fd,
+		     uint32_t page_size, log_name_fn name_of, void *name_ctx)
 {
 	struct log_writer *w;
 	int err;
@@ -132,12 +202,7 @@ int log_writer_start(struct log_writer **out, struct log_ring *ring,
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
-	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_APPEND,
-		     0644);
-	if (w->fd < 0) {
-		err = -errno;
-		goto out_free;
-	}
+	w->fd = fd;
 	w->ring = ring;
 	w->page_size = page_size;
 	w->name_of = name_of;
@@ -147,14 +212,12 @@ int log_writer_start(struct log_writer **out, struct log_ring *ring,
 	cond_init_monotonic(&w->wake);
 	err = -thread_start_quiet(&w->thread, writer_main, w, false);
 	if (err)
-		goto out_close;
+		goto out_destroy;
 	*out = w;
 	return 0;
-out_close:
+out_destroy:
 	pthread_cond_destroy(&w->wake);
 	pthread_mutex_destroy(&w->lock);
-	close(w->fd);
-out_free:
 	free(w);
 	return err;
 }
