@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "../common/clock.h"
+#include "../common/thread.h"
 #include "../common/mountinfo.h"
 #include "../fuse/testfs_i.h"
 #include "../slow/rules.h"
@@ -214,6 +215,8 @@ int main(int argc, char **argv)
 	t.mtime = TESTFS_FIXED_TIME;
 	pthread_mutex_init(&t.ctl_lock, NULL);
 	pthread_mutex_init(&t.handles_lock, NULL);
+	pthread_mutex_init(&t.workers_lock, NULL);
+	cond_init_monotonic(&t.workers_done);
 	/* The rules the options built become the daemon's (ctl adds more). */
 	t.rules = o.rules;
 	o.rules = NULL;
@@ -253,6 +256,8 @@ out_free:
 	free(t.mountpoint);
 	pthread_mutex_destroy(&t.ctl_lock);
 	pthread_mutex_destroy(&t.handles_lock);
+	pthread_mutex_destroy(&t.workers_lock);
+	pthread_cond_destroy(&t.workers_done);
 	options_free(&o);
 	return status;
 }
