@@ -75,6 +75,32 @@ static void drain_workers(struct testfs *t)
 	pthread_mutex_unlock(&t->workers_lock);
 }
 
+/*
+ * Whether the session error @ret just means the mount went away. libfuse
+ * ends the loop quietly on ENODEV; but when the last file of a lazily
+ * unmounted mount is closed while a read is in flight, the kernel ends the
+ * connection with ECONNABORTED. An abort through
+ * /sys/fs/fuse/connections gives that error too and is not an unmount:
+ * there the mount is still in mountinfo.
+ */
+static bool unmounted(struct testfs *t, int ret)
+{
+	struct mount_entry me;
+	bool ours;
+
+	if (ret != -ECONNABORTED && ret != -ENODEV)
+		return false;
+	if (!mountinfo_find(t->mountpoint, &me) ||
+	    strcmp(me.fstype, "fuse.testfs") != 0)
+		return true;
+	/* Another testfs mounted there since is not this one. */
+	pthread_mutex_lock(&t->ctl_lock);
+	ours = !t->knobs.bdi[0] ||
+	       me.dev == makedev(t->knobs.dev_major, t->knobs.dev_minor);
+	pthread_mutex_unlock(&t->ctl_lock);
+	return !ours;
+}
+
 static uint64_t writer_sync(void *arg)
 {
 	struct testfs *t = arg;
@@ -306,7 +332,7 @@ int serve(struct testfs *t)
 	t->delays = NULL;
 	/* libfuse reports the signal that ended the loop as a positive value.
 	 */
-	if (ret > 0)
+	if (ret > 0 || unmounted(t, ret))
 		ret = 0;
 	status = ret == 0 ? 0 : 1;
 	/* Start-up failed after mounting (the ready thread ended it). */
