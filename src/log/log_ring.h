@@ -105,7 +105,10 @@ typedef void (*log_lost_fn)(void *arg, uint64_t first_seq, uint64_t count);
 uint64_t log_ring_walk(struct log_ring *ring, uint64_t from, log_visit_fn visit,
 		       log_lost_fn lost, void *arg);
 
-/* The same, stopping before position @to or after @max positions. */
+/*
+ * The same, stopping before position @to or after @max records visited
+ * (lost ones do not count: a run of them is reported whole).
+ */
 uint64_t log_ring_walk_range(struct log_ring *ring, uint64_t from, uint64_t to,
 			     uint64_t max, log_visit_fn visit, log_lost_fn lost,
 			     void *arg);

@@ -36,14 +36,32 @@ struct log_writer {
 	bool stop;
 	uint64_t cursor;
 	uint64_t lost;
+	/* A loss seen but not written yet (see writer_put_loss()). */
+	uint64_t pending_first;
+	uint64_t pending_lost;
 	int error;
 	struct strbuf buf;
 };
+
+/*
+ * A loss is written once it is known to be whole: before the next record
+ * written, or at the end. A run of overwritten records that two drains see
+ * in two parts is then still one line.
+ */
+static void writer_put_loss(struct log_writer *w)
+{
+	if (!w->pending_lost)
+		return;
+	log_json_lost(&w->buf, w->pending_first, w->pending_lost);
+	w->pending_lost = 0;
+}
 
 static void writer_visit(void *arg, const struct log_record *rec)
 {
 	struct log_writer *w = arg;
 	const char *name = NULL;
+
+	writer_put_loss(w);
 
 	if (rec->kind == LOG_READ)
 		name = w->name_of(w->name_ctx, rec->read.ino);
@@ -57,7 +75,14 @@ static void writer_lost(void *arg, uint64_t first_seq, uint64_t count)
 	struct log_writer *w = arg;
 
 	w->lost += count;
-	log_json_lost(&w->buf, first_seq, count);
+	if (w->pending_lost &&
+	    w->pending_first + w->pending_lost == first_seq) {
+		w->pending_lost += count;
+		return;
+	}
+	writer_put_loss(w);
+	w->pending_first = first_seq;
+	w->pending_lost = count;
 }
 
 static int write_all(int fd, const char *p, size_t len)
@@ -76,8 +101,8 @@ static int write_all(int fd, const char *p, size_t len)
 	return 0;
 }
 
-/* Called with w->lock held. */
-static int drain_locked(struct log_writer *w)
+/* Called with w->lock held; @last: no record follows, end any loss. */
+static int drain_locked(struct log_writer *w, bool last)
 {
 	int err;
 
@@ -93,6 +118,8 @@ static int drain_locked(struct log_writer *w)
 	}
 	w->cursor = log_ring_walk_range(w->ring, w->cursor, to, UINT64_MAX,
 					writer_visit, writer_lost, w);
+	if (last)
+		writer_put_loss(w);
 	if (w->buf.oom)
 		err = -ENOMEM;
 	else
@@ -119,7 +146,7 @@ static void *writer_main(void *arg)
 			ts.tv_nsec -= 1000000000L;
 		}
 		pthread_cond_timedwait(&w->wake, &w->lock, &ts);
-		drain_locked(w);
+		drain_locked(w, false);
 	}
 	pthread_mutex_unlock(&w->lock);
 	return NULL;
@@ -227,7 +254,7 @@ int log_writer_flush(struct log_writer *w)
 	int err;
 
 	pthread_mutex_lock(&w->lock);
-	err = drain_locked(w);
+	err = drain_locked(w, false);
 	pthread_mutex_unlock(&w->lock);
 	return err;
 }
@@ -260,7 +287,7 @@ int log_writer_stop(struct log_writer *w)
 	pthread_cond_signal(&w->wake);
 	pthread_mutex_unlock(&w->lock);
 	pthread_join(w->thread, NULL);
-	drain_locked(w);
+	drain_locked(w, true);
 	if (fsync(w->fd) && !w->error && errno != EINVAL)
 		w->error = -errno;
 	if (close(w->fd) && !w->error)

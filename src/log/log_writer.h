@@ -3,7 +3,8 @@
  * --log PATH: a thread that drains the ring into a JSON Lines file. The
  * read path never waits for it; it wakes on a timer and on flush requests.
  * Records it could not write before the ring overwrote them are written as
- * a {"lost":N,...} line, never skipped silently.
+ * a {"lost":N,...} line, never skipped silently: one line per contiguous
+ * run, written before the next record or when the writer stops.
  */
 #ifndef TESTFS_LOG_WRITER_H
 #define TESTFS_LOG_WRITER_H
