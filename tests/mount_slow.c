@@ -163,10 +163,10 @@ Test(slow, serial_reads_take_the_injected_latency)
 	/* One reader, one read at a time: each arrived after the last reply. */
 	cr_assert_eq(peak_overlap(start, end, 64), 1);
 	/*
-	 * 2 ms and not much more (the issue allows up to 1.5x), at the
-	 * median of the daemon's own arrival-to-reply times. Its delay
-	 * thread runs SCHED_FIFO and spins the last 50 us, so load on the
-	 * machine does not move these (measured p99 overshoot: 35-42 us).
+	 * 2 ms and not much more (up to 1.5x), at the median of the
+	 * daemon's own arrival-to-reply times. Its delay thread runs
+	 * SCHED_FIFO and spins the last 50 us, so load on the machine does
+	 * not move these (src/slow/delay_queue.c: p99 overshoot 35-42 us).
 	 */
 	cr_assert_leq(median(took, 64), 3 * MS,
 		      "median read answered after %llu us",
