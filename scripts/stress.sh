@@ -130,8 +130,9 @@ done
 echo
 echo "Failures per test over $runs runs under load ($busy busy loops," \
 	"${churn_mb} MB churn):"
-for name in $(printf '%s\n' "${!seen[@]}" "${!fails[@]}" | sort -u); do
-	printf '  %-22s %d/%d\n' "$name" "${fails[$name]:-0}" "$runs"
-done
+# Test names may hold spaces ("man testfs.8"): one per line.
+while IFS= read -r name; do
+	printf '  %-30s %d/%d\n' "$name" "${fails[$name]:-0}" "$runs"
+done < <(printf '%s\n' "${!seen[@]}" "${!fails[@]}" | sort -u)
 echo "$failed_runs of $runs runs had a failure; their logs: $out/run*.txt"
 [ "$failed_runs" -eq 0 ]
