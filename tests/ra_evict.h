@@ -82,6 +82,14 @@ static inline void ra_evict_remove(struct ra_evictions *e)
 	e->tracing = false;
 }
 
+static inline void ra_evictions_free(struct ra_evictions *e)
+{
+	ra_evict_remove(e);
+	free(e->ev);
+	e->ev = NULL;
+	e->n = 0;
+}
+
 /* Starts recording the evictions of file @name of @fs. */
 static inline void ra_evictions_start(struct ra_evictions *e, struct testfs *fs,
 				      const char *name)
@@ -89,6 +97,8 @@ static inline void ra_evictions_start(struct ra_evictions *e, struct testfs *fs,
 	char path[PATH_MAX], filter[128];
 	struct stat st;
 
+	/* A second start in one test replaces the first recording. */
+	ra_evictions_free(e);
 	memset(e, 0, sizeof(*e));
 	testfs_assert_ok(testfs_path(fs, name, path, sizeof(path)));
 	cr_assert_eq(stat(path, &st), 0, "%s: %s", path, strerror(errno));
@@ -186,14 +196,6 @@ static inline void ra_evictions_stop(struct ra_evictions *e)
 			 in_buffer, written, e->n);
 	else
 		e->complete = true;
-}
-
-static inline void ra_evictions_free(struct ra_evictions *e)
-{
-	ra_evict_remove(e);
-	free(e->ev);
-	e->ev = NULL;
-	e->n = 0;
 }
 
 /* Whether page @page left the cache between @after_ns and @before_ns. */
