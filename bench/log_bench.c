@@ -64,7 +64,7 @@
 #include <testfs.h>
 
 #include "bench_common.h"
-#include "log/log_ring.h"
+#include "log_ring.h"
 
 #define NAME "log_bench"
 

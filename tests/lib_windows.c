@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "lib_i.h"
-#include "log/log_record.h"
+#include "log_record.h"
 
 #include <testfs/criterion.h>
 

@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "log/log_record.h"
+#include "log_record.h"
 
 #define HARNESS_PREFIX "/tmp/testfs-test."
 
