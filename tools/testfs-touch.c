@@ -22,14 +22,13 @@
 #define PAGE 4096ull
 
 enum mode { MODE_MMAP, MODE_READ };
-enum order { ORDER_FORWARD, ORDER_REVERSE, ORDER_RANDOM };
 
 struct args {
 	const char *file;
 	uint64_t first;
 	uint64_t count;
 	enum mode mode;
-	enum order order;
+	enum testfs_order order;
 	int advice; /* madvise/fadvise hint, -1 none */
 	const char *advice_name;
 	unsigned seed;
@@ -97,11 +96,11 @@ static int parse_args(struct args *a, int argc, char **argv)
 		} else if (strcmp(s, "--order") == 0 && i + 1 < argc) {
 			s = argv[++i];
 			if (strcmp(s, "forward") == 0)
-				a->order = ORDER_FORWARD;
+				a->order = TESTFS_ORDER_FORWARD;
 			else if (strcmp(s, "reverse") == 0)
-				a->order = ORDER_REVERSE;
+				a->order = TESTFS_ORDER_REVERSE;
 			else if (strcmp(s, "random") == 0)
-				a->order = ORDER_RANDOM;
+				a->order = TESTFS_ORDER_RANDOM;
 			else
 				return bad(
 					"--order", s,
@@ -180,90 +179,60 @@ static int relative_path(const struct testfs *fs, const char *file, char *rel,
 	return 0;
 }
 
-static uint64_t next_page(const struct args *a, uint64_t i, uint64_t *perm)
+/* Touches the range of @rel on @fs as @a says, with libtestfs's helpers. */
+static int touch(const struct args *a, struct testfs *fs, const char *rel)
 {
-	switch (a->order) {
-	case ORDER_REVERSE:
-		return a->first + a->count - 1 - i;
-	case ORDER_RANDOM:
-		return a->first + perm[i];
-	default:
-		return a->first + i;
-	}
-}
+	int64_t size = testfs_file_size(fs, rel), got;
+	uint64_t pages = size > 0 ? ((uint64_t)size + PAGE - 1) / PAGE : 0;
+	struct testfs_map m;
+	int fd, err;
 
-static int touch(const struct args *a)
-{
-	uint64_t i, *perm = NULL;
-	volatile char sink;
-	char buf[PAGE];
-	char *map = NULL;
-	struct stat st;
-	int fd;
-
-	fd = open(a->file, O_RDONLY);
-	if (fd < 0) {
+	if (size < 0) {
 		fprintf(stderr, "testfs-touch: %s: %s\n", a->file,
-			strerror(errno));
+			strerror((int)-size));
 		return 1;
 	}
-	if (fstat(fd, &st) != 0 ||
-	    a->first + a->count > ((uint64_t)st.st_size + PAGE - 1) / PAGE) {
+	if (a->first + a->count > pages) {
 		fprintf(stderr,
 			"testfs-touch: pages [%llu, %llu] lie past the end of %s (%llu pages)\n",
 			(unsigned long long)a->first,
 			(unsigned long long)(a->first + a->count - 1), a->file,
-			(unsigned long long)(((uint64_t)st.st_size + PAGE - 1) /
-					     PAGE));
-		close(fd);
+			(unsigned long long)pages);
 		return 2;
 	}
-	if (a->order == ORDER_RANDOM) {
-		unsigned seed = a->seed;
-
-		perm = malloc(a->count * sizeof(*perm));
-		if (!perm)
-			return 1;
-		for (i = 0; i < a->count; i++)
-			perm[i] = i;
-		for (i = a->count - 1; i > 0; i--) {
-			uint64_t j = (uint64_t)rand_r(&seed) % (i + 1), t;
-
-			t = perm[i];
-			perm[i] = perm[j];
-			perm[j] = t;
-		}
-	}
 	if (a->mode == MODE_MMAP) {
-		map = mmap(NULL, a->count * PAGE,
-			   PROT_READ | (a->exec ? PROT_EXEC : 0), MAP_SHARED,
-			   fd, (off_t)(a->first * PAGE));
-		if (map == MAP_FAILED) {
+		err = testfs_map(fs, rel, a->first, a->count,
+				 PROT_READ | (a->exec ? PROT_EXEC : 0),
+				 MAP_SHARED, &m);
+		if (err) {
 			fprintf(stderr, "testfs-touch: mmap: %s\n",
-				strerror(errno));
+				strerror(-err));
 			return 1;
 		}
-		if (a->advice >= 0 &&
-		    madvise(map, a->count * PAGE, a->advice) != 0)
-			fprintf(stderr, "testfs-touch: madvise: %s\n",
-				strerror(errno));
-		for (i = 0; i < a->count; i++)
-			sink = map[(next_page(a, i, perm) - a->first) * PAGE];
-		(void)sink;
-		munmap(map, a->count * PAGE);
+		if (a->advice >= 0 && testfs_madvise(&m, a->advice) != 0)
+			fprintf(stderr, "testfs-touch: madvise failed\n");
+		got = testfs_touch(&m, a->order, a->seed, NULL);
+		testfs_unmap(&m);
 	} else {
+		fd = testfs_open(fs, rel, O_RDONLY);
+		if (fd < 0) {
+			fprintf(stderr, "testfs-touch: %s: %s\n", a->file,
+				strerror(-fd));
+			return 1;
+		}
+		/* The whole file, as the hint is meant for the file. */
 		if (a->advice >= 0 && posix_fadvise(fd, 0, 0, a->advice) != 0)
 			fprintf(stderr, "testfs-touch: posix_fadvise failed\n");
-		for (i = 0; i < a->count; i++)
-			if (pread(fd, buf, PAGE,
-				  (off_t)(next_page(a, i, perm) * PAGE)) < 0) {
-				fprintf(stderr, "testfs-touch: read: %s\n",
-					strerror(errno));
-				return 1;
-			}
+		got = testfs_read_pages(fd, a->first, a->count, 0, a->order,
+					a->seed, NULL);
+		close(fd);
 	}
-	free(perm);
-	close(fd);
+	if (got < 0) {
+		fprintf(stderr, "testfs-touch: %s: %s\n",
+			a->mode == MODE_MMAP ? "touch" : "read",
+			strerror((int)-got));
+		return 1;
+	}
 	return 0;
 }
 
@@ -414,7 +383,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	ret = touch(&a);
+	ret = touch(&a, fs, rel);
 	if (!ret)
 		ret = report(&a, fs, rel);
 	testfs_detach(fs);
