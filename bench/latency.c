@@ -153,7 +153,7 @@ static double pct_us(const int64_t *v, size_t n, unsigned per_mille)
 
 /* testfs_start() with a reason for each way it fails. */
 static int start(const struct testfs_config *cfg, const char *model,
-		 struct testfs **fs)
+		 struct testfs_mount **fs)
 {
 	int err = testfs_start(cfg, fs);
 
@@ -170,7 +170,7 @@ static int start(const struct testfs_config *cfg, const char *model,
 }
 
 /* The mount's settings (testfs_settings()), with a reason on failure. */
-static int settings(struct testfs *fs, struct testfs_settings *set)
+static int settings(struct testfs_mount *fs, struct testfs_settings *set)
 {
 	int err = testfs_settings(fs, set);
 
@@ -418,9 +418,10 @@ static int timer_floor(const struct delay_case *dc, uint64_t n, double *p99)
  * One configuration: cold start, @conc readers over @n shuffle indices
  * from @first, one table row; *@p99 gets the p99 overshoot in us.
  */
-static int precision_run(struct testfs *fs, int fd, const struct delay_case *dc,
-			 unsigned conc, uint64_t first, uint64_t n,
-			 struct page_times *pt, double *p99, struct totals *tot)
+static int precision_run(struct testfs_mount *fs, int fd,
+			 const struct delay_case *dc, unsigned conc,
+			 uint64_t first, uint64_t n, struct page_times *pt,
+			 double *p99, struct totals *tot)
 {
 	struct testfs_log *log;
 	struct samples s;
@@ -469,7 +470,7 @@ static int precision_delay(const struct delay_case *dc, uint64_t divisor,
 	struct testfs_config cfg = { .files = files, .latency = dc->model };
 	uint64_t n = dc->samples / divisor, first = 0;
 	struct testfs_settings set;
-	struct testfs *fs;
+	struct testfs_mount *fs;
 	double p99;
 	unsigned i;
 	int fd, err;
@@ -711,7 +712,7 @@ static int throughput_model(const struct model_case *mc, char *spec,
 	struct stream st;
 	struct testfs_settings set;
 	uint64_t t0, wall;
-	struct testfs *fs;
+	struct testfs_mount *fs;
 	int64_t got;
 	int fd, err;
 

@@ -406,7 +406,7 @@ static long read_ra_kb(const char *mountpoint)
 }
 
 /* testfs's read_ahead_kb in effect (testfs_settings()), or -1. */
-static long testfs_ra_kb(const struct testfs *fs)
+static long testfs_ra_kb(const struct testfs_mount *fs)
 {
 	struct testfs_settings set;
 
@@ -524,7 +524,7 @@ static uint64_t thread_cpu_ns(void)
 /* ------------------------------------------------------------------ */
 
 struct mounts {
-	struct testfs *testfs;
+	struct testfs_mount *testfs;
 	/* mkdtemp() names in /tmp, short by construction. */
 	char minimal[64];
 	pid_t minimal_pid;

@@ -50,7 +50,7 @@ extern "C" {
  * the daemon and the mountpoint are its own) or one it attached to
  * (testfs_attach()).
  */
-struct testfs;
+struct testfs_mount;
 
 /** How to start an instance. Zero means "default" for every field. */
 struct testfs_config {
@@ -129,7 +129,7 @@ struct testfs_config {
  *	   (the daemon exited: bad arguments or no FUSE), -EINVAL (bad @cfg),
  *	   or another -errno.
  */
-int testfs_start(const struct testfs_config *cfg, struct testfs **out);
+int testfs_start(const struct testfs_config *cfg, struct testfs_mount **out);
 
 /**
  * Stops the daemon (SIGTERM, then SIGKILL after the time limit), makes
@@ -141,7 +141,7 @@ int testfs_start(const struct testfs_config *cfg, struct testfs **out);
  *	   had to be killed, 0 for an attached instance, or -errno; @fs is
  *	   freed in every case.
  */
-int testfs_stop(struct testfs *fs);
+int testfs_stop(struct testfs_mount *fs);
 
 /**
  * Attaches to a testfs mount that runs already (started by hand, by a
@@ -156,10 +156,10 @@ int testfs_stop(struct testfs *fs);
  *	   config is not a testfs daemon's), -ENOMEM, or the -errno of
  *	   resolving @path or reading the config.
  */
-int testfs_attach(const char *path, struct testfs **out);
+int testfs_attach(const char *path, struct testfs_mount **out);
 
 /** Whether @fs came from testfs_attach(). */
-bool testfs_attached(const struct testfs *fs);
+bool testfs_attached(const struct testfs_mount *fs);
 
 /**
  * Frees @fs without stopping its daemon. For an instance from
@@ -167,7 +167,7 @@ bool testfs_attached(const struct testfs *fs);
  * watches this process) and then unmounts and removes its mountpoint.
  * NULL is ignored.
  */
-void testfs_detach(struct testfs *fs);
+void testfs_detach(struct testfs_mount *fs);
 
 /**
  * The path of the daemon testfs_start(@cfg) would run, by the order
@@ -180,10 +180,10 @@ void testfs_detach(struct testfs *fs);
 int testfs_find_daemon(const struct testfs_config *cfg, char *buf, size_t size);
 
 /** The mountpoint (absolute path). */
-const char *testfs_mountpoint(const struct testfs *fs);
+const char *testfs_mountpoint(const struct testfs_mount *fs);
 
 /** The daemon's pid; -1 for an attached instance (the mount does not say). */
-pid_t testfs_pid(const struct testfs *fs);
+pid_t testfs_pid(const struct testfs_mount *fs);
 
 /**
  * Writes the absolute path of file @name (relative to the mount) into
@@ -191,7 +191,7 @@ pid_t testfs_pid(const struct testfs *fs);
  *
  * @return 0, or -ENAMETOOLONG if it does not fit.
  */
-int testfs_path(const struct testfs *fs, const char *name, char *buf,
+int testfs_path(const struct testfs_mount *fs, const char *name, char *buf,
 		size_t size);
 
 /**
@@ -199,10 +199,10 @@ int testfs_path(const struct testfs *fs, const char *name, char *buf,
  *
  * @return a file descriptor, or -errno.
  */
-int testfs_open(const struct testfs *fs, const char *name, int flags);
+int testfs_open(const struct testfs_mount *fs, const char *name, int flags);
 
 /** The size of file @name in bytes, or -errno. */
-int64_t testfs_file_size(const struct testfs *fs, const char *name);
+int64_t testfs_file_size(const struct testfs_mount *fs, const char *name);
 
 /* ------------------------------------------------------------------ */
 /* Control                                                             */
@@ -215,47 +215,47 @@ int64_t testfs_file_size(const struct testfs *fs, const char *name);
  * @return 0, -EINVAL (rejected command), -EBUSY (drop-cache could not
  *	   evict every page) or another -errno.
  */
-int testfs_ctl(struct testfs *fs, const char *command, char *why,
+int testfs_ctl(struct testfs_mount *fs, const char *command, char *why,
 	       size_t whylen);
 
 /** Forgets the records so far (seq numbers keep counting). */
-int testfs_clear(struct testfs *fs);
+int testfs_clear(struct testfs_mount *fs);
 
 /** Inserts a marker record; @text up to 103 bytes, one line. */
-int testfs_mark(struct testfs *fs, const char *text);
+int testfs_mark(struct testfs_mount *fs, const char *text);
 
 /**
  * Evicts file @name's pages from the page cache (every file read so far
  * when @name is NULL) and verifies that none remain.
  */
-int testfs_drop_cache(struct testfs *fs, const char *name);
+int testfs_drop_cache(struct testfs_mount *fs, const char *name);
 
 /**
  * drop-cache @name, then clear: a cold start for the next measurement.
  */
-int testfs_cold(struct testfs *fs, const char *name);
+int testfs_cold(struct testfs_mount *fs, const char *name);
 
 /**
  * Sets the default latency model at run time ("latency MODEL").
  *
  * @return 0, or -EINVAL for a bad model (why: testfs_ctl()).
  */
-int testfs_set_latency(struct testfs *fs, const char *model);
+int testfs_set_latency(struct testfs_mount *fs, const char *model);
 
 /**
  * Adds a latency rule, "file=NAME,pages=A-B,latency=MODEL" (file= and
  * pages= optional, latency= last); the first matching rule wins.
  */
-int testfs_add_rule(struct testfs *fs, const char *spec);
+int testfs_add_rule(struct testfs_mount *fs, const char *spec);
 
 /**
  * Adds an error rule, "file=NAME,pages=A-B,errno=EIO[,times=N|prob=P]":
  * reads touching the range are answered with that errno.
  */
-int testfs_add_error(struct testfs *fs, const char *spec);
+int testfs_add_error(struct testfs_mount *fs, const char *spec);
 
 /** Removes every latency and error rule (the default latency stays). */
-int testfs_clear_rules(struct testfs *fs);
+int testfs_clear_rules(struct testfs_mount *fs);
 
 /**
  * Waits until the kernel has no request of this mount in flight (async
@@ -263,7 +263,7 @@ int testfs_clear_rules(struct testfs *fs);
  *
  * @return 0, or -ETIMEDOUT after @timeout_ms (0: 5000).
  */
-int testfs_settle(struct testfs *fs, unsigned timeout_ms);
+int testfs_settle(struct testfs_mount *fs, unsigned timeout_ms);
 
 /**
  * Whether the daemon traces the kernel (causes, windows, accesses), from
@@ -274,7 +274,7 @@ int testfs_settle(struct testfs *fs, unsigned timeout_ms);
  *
  * @return 1 on, 0 off, or -errno (-EPROTO for a config it cannot parse).
  */
-int testfs_tracing(struct testfs *fs, char *why, size_t whylen);
+int testfs_tracing(struct testfs_mount *fs, char *why, size_t whylen);
 
 /** What a running instance says about itself (MOUNT/.testfs/config). */
 struct testfs_settings {
@@ -321,7 +321,7 @@ struct testfs_settings {
  *	   -ENOMEM, or the -errno of reading the config (e.g. -ENOTCONN when
  *	   the daemon is gone). On error @out is zeroed.
  */
-int testfs_settings(const struct testfs *fs, struct testfs_settings *out);
+int testfs_settings(const struct testfs_mount *fs, struct testfs_settings *out);
 
 /* ------------------------------------------------------------------ */
 /* The log                                                             */
@@ -447,7 +447,7 @@ struct testfs_log;
  *
  * @return 0 and the snapshot in *@out, or -errno.
  */
-int testfs_log_snapshot(struct testfs *fs, struct testfs_log **out);
+int testfs_log_snapshot(struct testfs_mount *fs, struct testfs_log **out);
 
 void testfs_log_free(struct testfs_log *log);
 
@@ -794,7 +794,7 @@ struct testfs_map {
  *
  * @return 0, or -errno (-EINVAL for an empty or out-of-file range).
  */
-int testfs_map(struct testfs *fs, const char *name, uint64_t first_page,
+int testfs_map(struct testfs_mount *fs, const char *name, uint64_t first_page,
 	       uint64_t npages, int prot, int flags, struct testfs_map *out);
 
 /** Unmaps and closes; @m may be unmapped twice. */
@@ -855,7 +855,7 @@ int testfs_fadvise(int fd, uint64_t first_page, uint64_t npages, int advice);
  * The pages of file @name resident in the page cache, by mincore() on a
  * fresh mapping (which faults nothing in), into @out (emptied first).
  */
-int testfs_resident(struct testfs *fs, const char *name,
+int testfs_resident(struct testfs_mount *fs, const char *name,
 		    struct testfs_extents *out);
 
 /** Page-cache totals of a file, from cachestat(2) (Linux 6.5). */
@@ -873,8 +873,9 @@ struct testfs_cachestat {
  *
  * @return 0, -ENOSYS on kernels without cachestat, or -errno.
  */
-int testfs_cachestat(struct testfs *fs, const char *name, uint64_t first_page,
-		     uint64_t npages, struct testfs_cachestat *out);
+int testfs_cachestat(struct testfs_mount *fs, const char *name,
+		     uint64_t first_page, uint64_t npages,
+		     struct testfs_cachestat *out);
 
 /* ------------------------------------------------------------------ */
 /* Checks with readable explanations (used by testfs/criterion.h)        */
@@ -908,8 +909,9 @@ int testfs_check_touched_plus(const struct testfs_log *log, const char *name,
  * @name fetched twice, the fetched pages equal the resident pages
  * (mincore), and no request larger than @max_pages (0: skip).
  */
-int testfs_check_consistent(struct testfs *fs, const struct testfs_log *log,
-			    const char *name, uint64_t max_pages, char **why);
+int testfs_check_consistent(struct testfs_mount *fs,
+			    const struct testfs_log *log, const char *name,
+			    uint64_t max_pages, char **why);
 
 /**
  * The window that fetched page @page of @name (testfs_log_window_of()) has

@@ -40,10 +40,10 @@ static int find_root(const char *path, char **out)
 	return -ENODEV;
 }
 
-int testfs_attach(const char *path, struct testfs **out)
+int testfs_attach(const char *path, struct testfs_mount **out)
 {
 	struct testfs_settings set;
-	struct testfs *fs;
+	struct testfs_mount *fs;
 	struct stat st;
 	int err;
 
@@ -82,12 +82,12 @@ free_fs:
 	return err;
 }
 
-bool testfs_attached(const struct testfs *fs)
+bool testfs_attached(const struct testfs_mount *fs)
 {
 	return fs && fs->attached;
 }
 
-void testfs_detach(struct testfs *fs)
+void testfs_detach(struct testfs_mount *fs)
 {
 	if (!fs)
 		return;

@@ -33,7 +33,7 @@ static uint64_t pages_of(uint64_t bytes)
 	return bytes / PAGE + (bytes % PAGE != 0);
 }
 
-int testfs_map(struct testfs *fs, const char *name, uint64_t first_page,
+int testfs_map(struct testfs_mount *fs, const char *name, uint64_t first_page,
 	       uint64_t npages, int prot, int flags, struct testfs_map *out)
 {
 	char path[PATH_MAX];
@@ -521,7 +521,7 @@ static int scan_range(struct scan *s, uint64_t first, uint64_t n)
 	return 0;
 }
 
-int testfs_resident(struct testfs *fs, const char *name,
+int testfs_resident(struct testfs_mount *fs, const char *name,
 		    struct testfs_extents *out)
 {
 	struct scan s = { .probe = true, .out = out };
@@ -554,8 +554,9 @@ out:
 	return err;
 }
 
-int testfs_cachestat(struct testfs *fs, const char *name, uint64_t first_page,
-		     uint64_t npages, struct testfs_cachestat *out)
+int testfs_cachestat(struct testfs_mount *fs, const char *name,
+		     uint64_t first_page, uint64_t npages,
+		     struct testfs_cachestat *out)
 {
 	struct pagecache_stat st;
 	int fd, err;

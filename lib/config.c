@@ -326,7 +326,7 @@ static int parse_config(const char *buf, size_t len, struct config_out *o)
 }
 
 /* The whole of MOUNT/.testfs/config, malloc'd into *@out (*@len bytes). */
-static int slurp_config(const struct testfs *fs, char **out, size_t *len)
+static int slurp_config(const struct testfs_mount *fs, char **out, size_t *len)
 {
 	size_t cap = 16384, used = 0;
 	char *buf, *grown;
@@ -369,7 +369,7 @@ close_fd:
 	return err;
 }
 
-int lib_read_config(const struct testfs *fs, struct name_table *t,
+int lib_read_config(const struct testfs_mount *fs, struct name_table *t,
 		    struct trace_state *tr, struct testfs_settings *set)
 {
 	struct name_table names = { 0 };
@@ -419,7 +419,7 @@ char *lib_trace_why(const struct trace_state *tr)
 	return strdup("the daemon was not tracing when the log was read");
 }
 
-int testfs_tracing(struct testfs *fs, char *why, size_t whylen)
+int testfs_tracing(struct testfs_mount *fs, char *why, size_t whylen)
 {
 	struct trace_state tr;
 	char *text;
@@ -446,7 +446,7 @@ int testfs_tracing(struct testfs *fs, char *why, size_t whylen)
 	return 0;
 }
 
-int testfs_settings(const struct testfs *fs, struct testfs_settings *out)
+int testfs_settings(const struct testfs_mount *fs, struct testfs_settings *out)
 {
 	struct name_table names = { 0 };
 	struct trace_state tr;

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 /* Copies MOUNT/.testfs/error, without its newline, into @why. */
-static void read_error(struct testfs *fs, char *why, size_t whylen)
+static void read_error(struct testfs_mount *fs, char *why, size_t whylen)
 {
 	char path[PATH_MAX];
 	size_t used = 0;
@@ -42,7 +42,8 @@ static void read_error(struct testfs *fs, char *why, size_t whylen)
 	why[strcspn(why, "\n")] = '\0';
 }
 
-int testfs_ctl(struct testfs *fs, const char *command, char *why, size_t whylen)
+int testfs_ctl(struct testfs_mount *fs, const char *command, char *why,
+	       size_t whylen)
 {
 	char path[PATH_MAX];
 	size_t len;
@@ -87,12 +88,12 @@ free_line:
 	return err;
 }
 
-int testfs_clear(struct testfs *fs)
+int testfs_clear(struct testfs_mount *fs)
 {
 	return testfs_ctl(fs, "clear", NULL, 0);
 }
 
-int testfs_mark(struct testfs *fs, const char *text)
+int testfs_mark(struct testfs_mount *fs, const char *text)
 {
 	char cmd[sizeof("mark ") + LOG_MARK_MAX];
 
@@ -102,7 +103,7 @@ int testfs_mark(struct testfs *fs, const char *text)
 	return testfs_ctl(fs, cmd, NULL, 0);
 }
 
-int testfs_drop_cache(struct testfs *fs, const char *name)
+int testfs_drop_cache(struct testfs_mount *fs, const char *name)
 {
 	char *cmd;
 	int err;
@@ -118,14 +119,14 @@ int testfs_drop_cache(struct testfs *fs, const char *name)
 	return err;
 }
 
-int testfs_cold(struct testfs *fs, const char *name)
+int testfs_cold(struct testfs_mount *fs, const char *name)
 {
 	int err = testfs_drop_cache(fs, name);
 
 	return err ? err : testfs_clear(fs);
 }
 
-int testfs_settle(struct testfs *fs, unsigned timeout_ms)
+int testfs_settle(struct testfs_mount *fs, unsigned timeout_ms)
 {
 	char path[96], buf[32];
 	uint64_t end;
@@ -158,7 +159,7 @@ int testfs_settle(struct testfs *fs, unsigned timeout_ms)
 }
 
 /* "VERB ARG" through ctl, refusing a line break in ARG. */
-static int send_spec(struct testfs *fs, const char *verb, const char *arg)
+static int send_spec(struct testfs_mount *fs, const char *verb, const char *arg)
 {
 	char *cmd;
 	int err;
@@ -172,22 +173,22 @@ static int send_spec(struct testfs *fs, const char *verb, const char *arg)
 	return err;
 }
 
-int testfs_set_latency(struct testfs *fs, const char *model)
+int testfs_set_latency(struct testfs_mount *fs, const char *model)
 {
 	return send_spec(fs, "latency", model);
 }
 
-int testfs_add_rule(struct testfs *fs, const char *spec)
+int testfs_add_rule(struct testfs_mount *fs, const char *spec)
 {
 	return send_spec(fs, "rule", spec);
 }
 
-int testfs_add_error(struct testfs *fs, const char *spec)
+int testfs_add_error(struct testfs_mount *fs, const char *spec)
 {
 	return send_spec(fs, "error", spec);
 }
 
-int testfs_clear_rules(struct testfs *fs)
+int testfs_clear_rules(struct testfs_mount *fs)
 {
 	return fs ? testfs_ctl(fs, "rules clear", NULL, 0) : -EINVAL;
 }

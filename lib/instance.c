@@ -70,7 +70,7 @@ static int wait_exit(pid_t pid, unsigned timeout_ms, int *ws)
  * @kill_now) and a wait of fs->timeout_ms, then SIGKILL. Returns its exit
  * status, -EINTR if a signal ended it, or -errno.
  */
-static int end_daemon(struct testfs *fs, bool kill_now)
+static int end_daemon(struct testfs_mount *fs, bool kill_now)
 {
 	int ws, err = -ETIMEDOUT;
 
@@ -96,7 +96,7 @@ static int end_daemon(struct testfs *fs, bool kill_now)
  * Makes sure the mount is gone (auto_unmount removes it asynchronously
  * after a killed daemon), then removes the directories.
  */
-static int remove_mountpoint(struct testfs *fs)
+static int remove_mountpoint(struct testfs_mount *fs)
 {
 	uint64_t end = lib_now_ms() + UNMOUNT_WAIT_MS;
 
@@ -111,7 +111,7 @@ static int remove_mountpoint(struct testfs *fs)
 	return 0;
 }
 
-static void free_instance(struct testfs *fs)
+static void free_instance(struct testfs_mount *fs)
 {
 	free(fs->mountpoint);
 	free(fs->root);
@@ -359,7 +359,7 @@ static int wait_ready(int fd, unsigned timeout_ms)
 }
 
 /* The private directory "DIR/testfs.XXXXXX": cfg->mount_dir, $TMPDIR, /tmp. */
-static int make_dirs(struct testfs *fs, const struct testfs_config *cfg)
+static int make_dirs(struct testfs_mount *fs, const struct testfs_config *cfg)
 {
 	const char *tmp = cfg->mount_dir;
 	char *templ;
@@ -393,7 +393,7 @@ static int make_dirs(struct testfs *fs, const struct testfs_config *cfg)
 	return 0;
 }
 
-static int spawn_daemon(struct testfs *fs, char *const *argv, int *ready)
+static int spawn_daemon(struct testfs_mount *fs, char *const *argv, int *ready)
 {
 	int pipefd[2], null_fd, err;
 	pid_t pid;
@@ -437,11 +437,11 @@ close_null:
 	return err;
 }
 
-int testfs_start(const struct testfs_config *cfg, struct testfs **out)
+int testfs_start(const struct testfs_config *cfg, struct testfs_mount **out)
 {
 	static const struct testfs_config defaults;
 	struct daemon_numbers num;
-	struct testfs *fs;
+	struct testfs_mount *fs;
 	struct stat st;
 	char *daemon = NULL, **argv = NULL;
 	int ready = -1, err;
@@ -499,7 +499,7 @@ free_daemon:
 	return err;
 }
 
-int testfs_stop(struct testfs *fs)
+int testfs_stop(struct testfs_mount *fs)
 {
 	int status, err;
 

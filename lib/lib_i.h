@@ -27,7 +27,7 @@ static inline void lib_sleep_ms(unsigned ms)
 	nanosleep(&ts, NULL);
 }
 
-struct testfs {
+struct testfs_mount {
 	/* A directory to remove with the mountpoint, or NULL. */
 	char *root;
 	/* Absolute mountpoint: a private directory made by testfs_start(),
@@ -106,7 +106,7 @@ struct trace_state {
  */
 
 /* paths.c: opens MOUNT/@name read-only; returns the fd or -errno. */
-int lib_open_control(const struct testfs *fs, const char *name);
+int lib_open_control(const struct testfs_mount *fs, const char *name);
 /* paths.c: read() until @len bytes or EOF; the bytes read or -errno. */
 ssize_t lib_read_full(int fd, void *buf, size_t len);
 
@@ -115,7 +115,7 @@ ssize_t lib_read_full(int fd, void *buf, size_t len);
  * its "trace" object into @tr and the settings in @set; any may be NULL.
  * Returns 0, -EPROTO (not the daemon's JSON) or -errno.
  */
-int lib_read_config(const struct testfs *fs, struct name_table *t,
+int lib_read_config(const struct testfs_mount *fs, struct name_table *t,
 		    struct trace_state *tr, struct testfs_settings *set);
 /* The name of @ino, or "" if the config did not list it. */
 const char *lib_name_of(const struct name_table *t, uint64_t ino);

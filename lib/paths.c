@@ -16,17 +16,17 @@
 #include <time.h>
 #include <unistd.h>
 
-const char *testfs_mountpoint(const struct testfs *fs)
+const char *testfs_mountpoint(const struct testfs_mount *fs)
 {
 	return fs ? fs->mountpoint : NULL;
 }
 
-pid_t testfs_pid(const struct testfs *fs)
+pid_t testfs_pid(const struct testfs_mount *fs)
 {
 	return fs ? fs->pid : -1;
 }
 
-int testfs_path(const struct testfs *fs, const char *name, char *buf,
+int testfs_path(const struct testfs_mount *fs, const char *name, char *buf,
 		size_t size)
 {
 	int n;
@@ -50,7 +50,7 @@ int testfs_path(const struct testfs *fs, const char *name, char *buf,
 	return 0;
 }
 
-int testfs_open(const struct testfs *fs, const char *name, int flags)
+int testfs_open(const struct testfs_mount *fs, const char *name, int flags)
 {
 	char path[PATH_MAX];
 	int fd, err;
@@ -62,7 +62,7 @@ int testfs_open(const struct testfs *fs, const char *name, int flags)
 	return fd < 0 ? -errno : fd;
 }
 
-int64_t testfs_file_size(const struct testfs *fs, const char *name)
+int64_t testfs_file_size(const struct testfs_mount *fs, const char *name)
 {
 	char path[PATH_MAX];
 	struct stat st;
@@ -78,7 +78,7 @@ int64_t testfs_file_size(const struct testfs *fs, const char *name)
 	return st.st_size;
 }
 
-int lib_open_control(const struct testfs *fs, const char *name)
+int lib_open_control(const struct testfs_mount *fs, const char *name)
 {
 	char path[PATH_MAX];
 	int err, fd;

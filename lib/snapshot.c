@@ -281,7 +281,7 @@ static int adopt_strings(struct snapshot_build *b, struct name_table *names)
 	return 0;
 }
 
-int testfs_log_snapshot(struct testfs *fs, struct testfs_log **out)
+int testfs_log_snapshot(struct testfs_mount *fs, struct testfs_log **out)
 {
 	struct name_table names = { 0 };
 	struct trace_state trace = { -1, false, NULL };

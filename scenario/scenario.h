@@ -109,7 +109,7 @@ void progress_end(void);
 /* ------------------------------------------------------------------ */
 
 struct session {
-	struct testfs *fs;
+	struct testfs_mount *fs;
 	const char *file;
 	uint64_t file_pages;
 	unsigned ra_kb;

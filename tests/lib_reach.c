@@ -28,7 +28,7 @@
 
 static char tmpdir[64];
 /* Instances a test holds: teardown stops them if an assertion failed. */
-static struct testfs *held[2];
+static struct testfs_mount *held[2];
 
 /* Skips where FUSE cannot work; under CI=true that is a failure. */
 static void require_fuse(void)
@@ -101,10 +101,10 @@ static void teardown(void)
 
 TestSuite(reach, .init = setup, .fini = teardown, .timeout = 60);
 
-static struct testfs *start(struct testfs_config *cfg)
+static struct testfs_mount *start(struct testfs_config *cfg)
 {
 	static const char *const files[] = { A_BIN ":4M", "b.bin:1M", NULL };
-	struct testfs *fs = NULL;
+	struct testfs_mount *fs = NULL;
 	int err;
 
 	require_fuse();
@@ -118,7 +118,7 @@ static struct testfs *start(struct testfs_config *cfg)
 
 static void stop(void)
 {
-	struct testfs *fs = held[0];
+	struct testfs_mount *fs = held[0];
 
 	held[0] = NULL;
 	cr_assert_eq(testfs_stop(fs), 0);
@@ -128,7 +128,7 @@ Test(reach, mount_dir_and_tmpdir)
 {
 	struct testfs_config cfg = { 0 };
 	char dir[128], mnt[PATH_MAX];
-	struct testfs *fs;
+	struct testfs_mount *fs;
 
 	/* Default: $TMPDIR (this test's private directory). */
 	fs = start(&cfg);
@@ -220,7 +220,7 @@ Test(reach, settings)
 	struct testfs_settings set;
 	char path[128], why[256];
 	struct utsname u;
-	struct testfs *fs;
+	struct testfs_mount *fs;
 	struct stat st;
 
 	fs = start(&cfg);
@@ -268,7 +268,7 @@ Test(reach, attach)
 {
 	struct testfs_config cfg = { 0 };
 	struct testfs_settings set;
-	struct testfs *fs, *att = NULL;
+	struct testfs_mount *fs, *att = NULL;
 	struct testfs_log *log;
 	char path[PATH_MAX], mnt[PATH_MAX];
 	size_t i, n;
@@ -327,7 +327,7 @@ Test(reach, records_array)
 	struct testfs_config cfg = { 0 };
 	const struct testfs_record *r;
 	struct testfs_log *log;
-	struct testfs *fs;
+	struct testfs_mount *fs;
 	char buf[4096];
 	size_t n, i;
 	int fd;
@@ -366,7 +366,7 @@ Test(reach, touch_skips_prot_none)
 	struct testfs_config cfg = { 0 };
 	struct testfs_log *log;
 	struct testfs_map m;
-	struct testfs *fs;
+	struct testfs_mount *fs;
 	char text[128];
 
 	fs = start(&cfg);

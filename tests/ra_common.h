@@ -23,7 +23,7 @@
 #define BIG "big.bin"
 #define BIG_PAGES 16384u /* 64 MiB */
 
-static struct testfs *fs;
+static struct testfs_mount *fs;
 
 /* Skips where FUSE cannot work; under CI=true that is a failure. */
 static inline void ra_require_fuse(void)

@@ -159,8 +159,8 @@ static int parse_args(struct args *a, int argc, char **argv)
 }
 
 /* @file's path relative to the mount of @fs, into @rel. */
-static int relative_path(const struct testfs *fs, const char *file, char *rel,
-			 size_t size)
+static int relative_path(const struct testfs_mount *fs, const char *file,
+			 char *rel, size_t size)
 {
 	const char *mnt = testfs_mountpoint(fs);
 	size_t len = strlen(mnt);
@@ -180,7 +180,7 @@ static int relative_path(const struct testfs *fs, const char *file, char *rel,
 }
 
 /* Touches the range of @rel on @fs as @a says, with libtestfs's helpers. */
-static int touch(const struct args *a, struct testfs *fs, const char *rel)
+static int touch(const struct args *a, struct testfs_mount *fs, const char *rel)
 {
 	int64_t size = testfs_file_size(fs, rel), got;
 	uint64_t pages = size > 0 ? ((uint64_t)size + PAGE - 1) / PAGE : 0;
@@ -263,7 +263,8 @@ static void print_window(const struct testfs_record *w)
 	printf("%s\n", w->late ? ", late" : "");
 }
 
-static int report(const struct args *a, struct testfs *fs, const char *rel)
+static int report(const struct args *a, struct testfs_mount *fs,
+		  const char *rel)
 {
 	uint64_t last = a->first + a->count - 1, before = 0, after = 0;
 	uint64_t ext_first = 0, ext_end = 0, total = 0, nreq = 0;
@@ -352,7 +353,7 @@ static int report(const struct args *a, struct testfs *fs, const char *rel)
 int main(int argc, char **argv)
 {
 	char rel[PATH_MAX];
-	struct testfs *fs;
+	struct testfs_mount *fs;
 	struct args a;
 	int ret, err;
 
