@@ -344,23 +344,13 @@ static void reply_batch(struct command_batch *b, int err)
 	free(b);
 }
 
-static void worker_done(struct testfs *t)
-{
-	pthread_mutex_lock(&t->workers_lock);
-	/* Under the lock: serve() destroys the session once it sees 0. */
-	if (--t->workers == 0 && atomic_load(&t->stopping))
-		testfs_wake_loop(t);
-	pthread_cond_broadcast(&t->workers_done);
-	pthread_mutex_unlock(&t->workers_lock);
-}
-
 static void *batch_worker(void *arg)
 {
 	struct command_batch *b = arg;
 	struct testfs *t = b->t;
 
 	reply_batch(b, run_batch(t, b->text));
-	worker_done(t);
+	testfs_worker_end(t);
 	return NULL;
 }
 
@@ -383,18 +373,12 @@ static bool needs_worker(const char *text)
 /* Runs @b here, or on a worker when it needs the mount; @b is consumed. */
 static void start_batch(struct testfs *t, struct command_batch *b)
 {
-	bool stopping;
 	pthread_t th;
 	int err;
 
 	if (!needs_worker(b->text))
 		return reply_batch(b, run_batch(t, b->text));
-	pthread_mutex_lock(&t->workers_lock);
-	stopping = atomic_load(&t->stopping);
-	if (!stopping)
-		t->workers++;
-	pthread_mutex_unlock(&t->workers_lock);
-	if (stopping) {
+	if (!testfs_worker_begin(t)) {
 		control_set_error(t, "drop-cache: testfs is stopping");
 		return reply_batch(b, -ESHUTDOWN);
 	}
@@ -407,7 +391,7 @@ static void start_batch(struct testfs *t, struct command_batch *b)
 		control_set_error(t, "cannot start a worker: %s",
 				  strerror(err));
 		reply_batch(b, -err);
-		worker_done(t);
+		testfs_worker_end(t);
 	}
 }
 
@@ -420,6 +404,12 @@ static void reject(struct testfs *t, fuse_req_t req, struct control_session *s,
 	fuse_reply_err(req, EINVAL);
 }
 
+static void release_session(struct testfs *t, struct handle_link *link)
+{
+	control_session_free(t,
+			     container_of(link, struct control_session, link));
+}
+
 struct control_session *control_session_new(struct testfs *t)
 {
 	struct control_session *s = calloc(1, sizeof(*s));
@@ -427,7 +417,7 @@ struct control_session *control_session_new(struct testfs *t)
 	/* .testfs/error explains what went wrong since ctl was last opened. */
 	control_set_error(t, "%s", "");
 	if (s)
-		control_track(t, &s->link, HANDLE_SESSION);
+		testfs_track(t, &s->link, release_session);
 	return s;
 }
 
@@ -435,7 +425,7 @@ void control_session_free(struct testfs *t, struct control_session *s)
 {
 	if (!s)
 		return;
-	control_untrack(t, &s->link);
+	testfs_untrack(t, &s->link);
 	strbuf_free(&s->pending);
 	free(s);
 }

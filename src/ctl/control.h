@@ -11,7 +11,7 @@
 #include <stddef.h>
 
 #include "../common/strbuf.h"
-#include "../fuse/testfs_i.h"
+#include "../core/testfs.h"
 
 /*
  * What a reader of a control file sees. Most files are rendered whole at
@@ -20,9 +20,6 @@
  * advances, so a million records cost neither a second of rendering on the
  * request loop nor a copy of the whole log.
  */
-#define container_of(ptr, type, member)                                        \
-	((type *)((char *)(ptr)-offsetof(type, member)))
-
 struct control_snapshot {
 	struct handle_link link;
 	char *data;
@@ -61,14 +58,6 @@ struct control_session {
 /* Opens ctl; also empties .testfs/error. */
 struct control_session *control_session_new(struct testfs *t);
 void control_session_free(struct testfs *t, struct control_session *s);
-
-/* Frees the handles of control files still open when serving ends. */
-void control_free_handles(struct testfs *t);
-
-/* Tracking of open handles. */
-void control_track(struct testfs *t, struct handle_link *link,
-		   enum handle_kind kind);
-void control_untrack(struct testfs *t, struct handle_link *link);
 
 /*
  * Takes bytes written to ctl. Complete lines run as commands, in order;

@@ -5,7 +5,7 @@
  * pattern into a per-thread buffer, log the request in the ring and reply,
  * with no allocation and no lock.
  */
-#include "testfs_i.h"
+#include "fs_ops.h"
 
 #include <errno.h>
 #include <fcntl.h>
