@@ -73,6 +73,16 @@ void control_write(struct testfs *t, fuse_req_t req, struct control_session *s,
 /* close() of ctl: runs a pending incomplete line, replies to @req. */
 void control_flush(struct testfs *t, fuse_req_t req, struct control_session *s);
 
+/*
+ * The usage of the @i-th command ctl takes ("drop-cache [NAME]"), NULL
+ * past the last.
+ */
+const char *control_command_usage(size_t i);
+
+/* Appends every command's usage to @sb: "A@sepB@last_sepC". */
+void control_command_list(struct strbuf *sb, const char *sep,
+			  const char *last_sep);
+
 /* Records the explanation that .testfs/error shows. */
 void control_set_error(struct testfs *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
