@@ -31,6 +31,9 @@ int options_parse(struct options *o, int argc, char **argv, char *err,
 int options_load_config(struct options *o, const char *path, char *err,
 			size_t errlen);
 
+/* The @i-th key a config file accepts, NULL past the last. */
+const char *options_config_key(size_t i);
+
 /* Writes --help. */
 void options_usage(FILE *f);
 
