@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 #include "../common/clock.h"
-#include "../common/thread.h"
 #include "../common/mountinfo.h"
 #include "../core/testfs.h"
 #include "../slow/rules.h"
