@@ -69,8 +69,9 @@ static int unknown_key(const char *path, unsigned lineno, const char *key,
 }
 
 /* One line of a config file, NUL-terminated and already checked. */
-static int config_line(struct options *o, const char *path, unsigned lineno,
-		       char *line, char *err, size_t errlen)
+static int config_line(const char *path, unsigned lineno, char *line,
+		       config_setting_fn *setting, void *ctx, char *err,
+		       size_t errlen)
 {
 	const struct opt_desc *d;
 	char *key, *val, *sep;
@@ -106,7 +107,7 @@ static int config_line(struct options *o, const char *path, unsigned lineno,
 				    "%s:%u: key '%s' needs a value", path,
 				    lineno, key);
 	snprintf(what, sizeof(what), "%s:%u: %s", path, lineno, key);
-	ret = options_apply(o, d, val, what, sub, sizeof(sub));
+	ret = setting(ctx, d, val, what, sub, sizeof(sub));
 	if (ret)
 		return options_fail(err, errlen, "%s", sub);
 	return 0;
@@ -179,8 +180,8 @@ out_close:
 	return ret;
 }
 
-int options_load_config(struct options *o, const char *path, char *err,
-			size_t errlen)
+int config_file_read(const char *path, config_setting_fn *setting, void *ctx,
+		     char *err, size_t errlen)
 {
 	char *buf = NULL, *p, *end, *nl;
 	unsigned lineno = 0;
@@ -206,7 +207,8 @@ int options_load_config(struct options *o, const char *path, char *err,
 				path, lineno);
 		else {
 			p[len] = '\0';
-			ret = config_line(o, path, lineno, p, err, errlen);
+			ret = config_line(path, lineno, p, setting, ctx, err,
+					  errlen);
 		}
 	}
 	free(buf);

@@ -111,6 +111,17 @@ static const struct opt_desc opt_table[] = {
 
 #define N_OPTS (sizeof(opt_table) / sizeof(opt_table[0]))
 
+/* The documented set served when no file is given. */
+const char *const options_default_files[] = {
+	"big.bin:256M:stamp",
+	"small.bin:1M:stamp",
+	"zero.bin:64M:zero",
+	"random.bin:64M:random:1",
+	"huge.bin:1T:stamp",
+	"dir/nested.bin:4M:stamp",
+	NULL,
+};
+
 /* Each group's title and the note after its options ("" for none). */
 static const struct {
 	const char *title;

@@ -7,33 +7,12 @@
 #include "options_i.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../common/parse.h"
 #include "../slow/rules.h"
 #include "../store/fileset.h"
-
-const char *const options_default_files[] = {
-	"big.bin:256M:stamp",
-	"small.bin:1M:stamp",
-	"zero.bin:64M:zero",
-	"random.bin:64M:random:1",
-	"huge.bin:1T:stamp",
-	"dir/nested.bin:4M:stamp",
-	NULL,
-};
-
-int options_fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
 
 void options_init(struct options *o)
 {
@@ -368,6 +347,19 @@ static int finish(struct options *o, char *err, size_t errlen)
 		}
 	}
 	return 0;
+}
+
+/* One setting of a config file, applied as the option it names. */
+static int apply_setting(void *ctx, const struct opt_desc *d, const char *val,
+			 const char *what, char *err, size_t errlen)
+{
+	return options_apply(ctx, d, val, what, err, errlen);
+}
+
+int options_load_config(struct options *o, const char *path, char *err,
+			size_t errlen)
+{
+	return config_file_read(path, apply_setting, o, err, errlen);
 }
 
 int options_parse(struct options *o, int argc, char **argv, char *err,

@@ -7,8 +7,11 @@
 #ifndef TESTFS_OPTIONS_I_H
 #define TESTFS_OPTIONS_I_H
 
+#include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "../common/strbuf.h"
 #include "options.h"
@@ -82,8 +85,32 @@ void options_key_list(struct strbuf *sb, const char *sep, const char *last_sep);
 int options_apply(struct options *o, const struct opt_desc *d, const char *val,
 		  const char *what, char *err, size_t errlen);
 
-/* Writes a message into @err and returns -EINVAL. */
-int options_fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+/*
+ * Writes a message into @err and returns -EINVAL. Inline: every file of
+ * the parser uses it, and none should call another for it.
+ */
+static inline int __attribute__((format(printf, 3, 4)))
+options_fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/* Applies setting @d = @val read from a config file; @what names it. */
+typedef int config_setting_fn(void *ctx, const struct opt_desc *d,
+			      const char *val, const char *what, char *err,
+			      size_t errlen);
+
+/*
+ * Reads config file @path and hands each setting to @setting. The reader
+ * knows the keys (the option table), not what they do, so it does not
+ * call back into the parser that calls it.
+ */
+int config_file_read(const char *path, config_setting_fn *setting, void *ctx,
+		     char *err, size_t errlen);
 
 #endif
