@@ -91,8 +91,8 @@ static inline void ra_evictions_free(struct ra_evictions *e)
 }
 
 /* Starts recording the evictions of file @name of @fs. */
-static inline void ra_evictions_start(struct ra_evictions *e, struct testfs_mount *fs,
-				      const char *name)
+static inline void ra_evictions_start(struct ra_evictions *e,
+				      struct testfs_mount *fs, const char *name)
 {
 	char path[PATH_MAX], filter[128];
 	struct stat st;
