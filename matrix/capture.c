@@ -24,12 +24,21 @@
 struct parser {
 	struct capture *c;
 	const char *label;
+	long long t0_ms;
 	char *line;
 	size_t line_len, line_cap;
 	bool in_frame;
 	char *b64;
 	size_t b64_len, b64_cap;
 };
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000ll + ts.tv_nsec / 1000000;
+}
 
 static const signed char *b64_table(void)
 {
@@ -167,12 +176,14 @@ static void on_line(struct parser *p, char *l)
 	} else if (strncmp(l, "end ", 4) == 0 && p->in_frame) {
 		end_frame(p, l + 4);
 	} else if (strncmp(l, "progress ", 9) == 0 && p->label) {
-		printf("[%s] %s\n", p->label, l + 9);
+		printf("[%s] %5.1f s %s\n", p->label,
+		       (now_ms() - p->t0_ms) / 1000.0, l + 9);
 		fflush(stdout);
 	} else if (strncmp(l, "booted", 6) == 0) {
 		p->c->booted = true;
 		if (p->label) {
-			printf("[%s] booted%s\n", p->label, l + 6);
+			printf("[%s] %5.1f s booted%s\n", p->label,
+			       (now_ms() - p->t0_ms) / 1000.0, l + 6);
 			fflush(stdout);
 		}
 	} else if (strcmp(l, "done") == 0) {
@@ -195,14 +206,6 @@ static void feed(struct parser *p, const char *buf, size_t n)
 			p->line_len = 0;
 		}
 	}
-}
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000ll + ts.tv_nsec / 1000000;
 }
 
 static void child(const struct capture_opts *o, int wfd)
@@ -228,7 +231,7 @@ static void child(const struct capture_opts *o, int wfd)
 int capture_run(const struct capture_opts *o, struct capture *c)
 {
 	long long deadline = now_ms() + (long long)o->timeout_s * 1000;
-	struct parser p = { .c = c, .label = o->label };
+	struct parser p = { .c = c, .label = o->label, .t0_ms = now_ms() };
 	int fds[2], err = 0;
 	char buf[65536];
 	pid_t pid;
