@@ -241,7 +241,8 @@ static bool base_image(struct matrix *m, struct run *r)
 
 static void run_guest(struct matrix *m, struct run *r)
 {
-	const char *smp = getenv("TESTFS_MATRIX_SMP");
+	const char *env_smp = getenv("TESTFS_MATRIX_SMP");
+	const char *smp = env_smp && *env_smp ? env_smp : "2";
 	char initrd[PATH_MAX], why[512];
 	const char *argv[] = { QEMU,	     "-nodefaults", "-no-user-config",
 			 "-display", "none",	    "-serial",
@@ -255,8 +256,6 @@ static void run_guest(struct matrix *m, struct run *r)
 	struct capture c;
 	int attempt, err;
 
-	if (!smp || !*smp)
-		smp = "2";
 	if (!in_path(QEMU)) {
 		r->status = RUN_SKIPPED;
 		snprintf(r->reason, sizeof(r->reason),

@@ -835,7 +835,7 @@ struct correlator *correlator_start(const struct correlator_options *o,
 	to.fn = on_event;
 	to.arg = c;
 	to.tracefs = o->tracefs;
-	to.kinds = (1u << TRACE_KIND_COUNT) - 1;
+	to.kinds = o->kinds ? o->kinds : (1u << TRACE_KIND_COUNT) - 1;
 	if (!o->trace_reads)
 		to.kinds &= ~(1u << TRACE_GET_PAGES);
 	c->trace_reads = o->trace_reads;

@@ -74,6 +74,11 @@ struct correlator_options {
 	 * 250 ns each on the project's VM, so it is not on by default.
 	 */
 	bool trace_reads;
+	/*
+	 * Mask of (1u << TRACE_*) to follow; 0: all there are. Tests use it
+	 * to see this kernel as an older one without some events.
+	 */
+	unsigned kinds;
 };
 
 struct correlator_stats {
