@@ -287,6 +287,21 @@ int capture_run(const struct capture_opts *o, struct capture *c)
 	return 0;
 }
 
+void capture_parse(struct capture *c, const char *text, size_t len)
+{
+	struct parser p = { .c = c };
+
+	memset(c, 0, sizeof(*c));
+	c->status = 0;
+	feed(&p, text, len);
+	if (p.line_len) {
+		p.line[p.line_len] = '\0';
+		on_line(&p, p.line);
+	}
+	free(p.line);
+	free(p.b64);
+}
+
 const struct frame *capture_frame(const struct capture *c, const char *name)
 {
 	size_t i;

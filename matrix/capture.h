@@ -44,6 +44,12 @@ struct capture_opts {
  */
 int capture_run(const struct capture_opts *o, struct capture *c);
 
+/*
+ * Fills @c from @len bytes of a console log written by someone else (a
+ * CI engine that booted the guest image): frames, booted, done.
+ */
+void capture_parse(struct capture *c, const char *text, size_t len);
+
 /* The last frame called @name, or NULL. */
 const struct frame *capture_frame(const struct capture *c, const char *name);
 

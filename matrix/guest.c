@@ -106,7 +106,7 @@ static void set_failed(struct run *r, const struct capture *c,
 }
 
 /* The command's outcome from what the runner printed. */
-static void collect(struct matrix *m, struct run *r, const struct capture *c)
+void run_collect(struct matrix *m, struct run *r, const struct capture *c)
 {
 	const struct frame *st = capture_frame(c, "status");
 	const struct frame *res = capture_frame(c, "result");
@@ -215,7 +215,7 @@ static void run_host(struct matrix *m, struct run *r)
 		return;
 	}
 	c.booted = true;
-	collect(m, r, &c);
+	run_collect(m, r, &c);
 	capture_free(&c);
 }
 
@@ -300,7 +300,7 @@ static void run_guest(struct matrix *m, struct run *r)
 		       r->k.spec);
 		capture_free(&c);
 	}
-	collect(m, r, &c);
+	run_collect(m, r, &c);
 	capture_free(&c);
 	unlink(initrd);
 }

@@ -78,7 +78,7 @@ static bool is_uint(const char *s)
 }
 
 /* Checks the command's arguments before any kernel is booted. */
-static int check_command(int argc, char **argv)
+int check_command(int argc, char **argv)
 {
 	int i;
 
@@ -140,17 +140,7 @@ static int check_scenario(const struct bins *b, const char *name)
 	return ok ? 0 : 2;
 }
 
-static int write_out(const char *path, const char *text, const char *what)
-{
-	int err = write_atomic(path, text, strlen(text));
-
-	if (err)
-		fprintf(stderr, "testfs-matrix: %s %s: %s\n", what, path,
-			strerror(-err));
-	return err;
-}
-
-static void run_free(struct run *r)
+void run_free(struct run *r)
 {
 	size_t i;
 
@@ -163,7 +153,7 @@ static void run_free(struct run *r)
 	free(r->console_tail);
 }
 
-static void cleanup_work(struct matrix *m)
+void cleanup_work(struct matrix *m)
 {
 	const char *argv[] = { "rm", "-rf", m->workdir, NULL };
 	struct capture_opts o = { .argv = argv, .timeout_s = 60 };
@@ -191,7 +181,7 @@ int main(int argc, char **argv)
 	struct matrix m = { .timeout_s = 600 };
 	struct run *runs;
 	size_t nspec = 0, i;
-	char why[512], *doc;
+	char why[512];
 	int c, status = 0;
 	const char *perr;
 	uint64_t v;
@@ -232,6 +222,10 @@ int main(int argc, char **argv)
 	m.argc = argc - optind;
 	if (strcmp(m.argv[0], "kernels") == 0)
 		return kernels_list();
+	if (strcmp(m.argv[0], "image") == 0)
+		return cmd_image(&m, specs, nspec);
+	if (strcmp(m.argv[0], "decode") == 0)
+		return cmd_decode(&m, json, ktap);
 	if (check_command(m.argc, m.argv))
 		return 2;
 	if (bins_find(&m.bins, why, sizeof(why))) {
@@ -253,19 +247,8 @@ int main(int argc, char **argv)
 		if (runs[i].status == RUN_FAILED)
 			status = 1;
 	}
-	print_table(&m, runs, nspec);
-	if (json) {
-		doc = json_document(&m, runs, nspec);
-		if (!doc || write_out(json, doc, "--json"))
-			status = 1;
-		free(doc);
-	}
-	if (ktap) {
-		doc = ktap_document(runs, nspec, m.argv[0]);
-		if (!doc || write_out(ktap, doc, "--ktap"))
-			status = 1;
-		free(doc);
-	}
+	if (matrix_finish(&m, runs, nspec, json, ktap))
+		status = 1;
 	for (i = 0; i < nspec; i++)
 		run_free(&runs[i]);
 	free(runs);

@@ -54,6 +54,9 @@ struct matrix {
 /* Runs the command on @r->k (already prepared). */
 void run_kernel(struct matrix *m, struct run *r);
 
+/* The command's outcome on @r from what the runner printed (@c). */
+void run_collect(struct matrix *m, struct run *r, const struct capture *c);
+
 /* The suite's frames of @c into @r->tests, @r->ktap, @r->result. */
 void suite_collect(struct run *r, const struct capture *c);
 
@@ -69,5 +72,31 @@ char *json_document(const struct matrix *m, const struct run *runs,
 
 /* The side-by-side table of what differs between kernels. */
 void print_table(const struct matrix *m, const struct run *runs, size_t n);
+
+/* Checks COMMAND's arguments; 2 (after a message) when they are wrong. */
+int check_command(int argc, char **argv);
+
+/*
+ * The table on stdout, then the --json and --ktap files (each written to
+ * a temporary file and renamed). Returns 0, or 1 if one was not written.
+ */
+int matrix_finish(const struct matrix *m, const struct run *runs, size_t n,
+		  const char *json, const char *ktap);
+
+void run_free(struct run *r);
+void cleanup_work(struct matrix *m);
+
+/*
+ * image FILE COMMAND [ARGS...]: writes the guest initramfs that runs
+ * COMMAND (with fuse.ko of the one --kernel given, if any) for another
+ * CI engine to boot.
+ */
+int cmd_image(struct matrix *m, const char *const *specs, size_t nspec);
+
+/*
+ * decode LOG...: turns console logs of guests booted elsewhere (one a
+ * kernel) into the table, --json and --ktap.
+ */
+int cmd_decode(struct matrix *m, const char *json, const char *ktap);
 
 #endif

@@ -12,6 +12,8 @@
 #include "jsonv.h"
 #include "matrix.h"
 
+#include <errno.h>
+
 static const char *const status_name[] = { "ok", "failed", "skipped" };
 
 void touch_collect(struct run *r, const struct capture *c)
@@ -356,4 +358,36 @@ void print_table(const struct matrix *m, const struct run *runs, size_t n)
 	printf("('*': differs between kernels)\n");
 	for (i = 0; i < nn; i++)
 		jv_free(res[i]);
+}
+
+static int write_out(const char *path, const char *text, const char *what)
+{
+	int err = write_atomic(path, text, strlen(text));
+
+	if (err)
+		fprintf(stderr, "testfs-matrix: %s %s: %s\n", what, path,
+			strerror(-err));
+	return err;
+}
+
+int matrix_finish(const struct matrix *m, const struct run *runs, size_t n,
+		  const char *json, const char *ktap)
+{
+	int status = 0;
+	char *doc;
+
+	print_table(m, runs, n);
+	if (json) {
+		doc = json_document(m, runs, n);
+		if (!doc || write_out(json, doc, "--json"))
+			status = 1;
+		free(doc);
+	}
+	if (ktap) {
+		doc = ktap_document(runs, n, m->argv[0]);
+		if (!doc || write_out(ktap, doc, "--ktap"))
+			status = 1;
+		free(doc);
+	}
+	return status;
 }

@@ -145,6 +145,8 @@ run_suite() {
 }
 
 mkdir -p "$work"
+printf '%s\n' "$@" > "$work/command"
+frame command "$work/command"
 caps > "$work/caps.json"
 frame caps "$work/caps.json"
 cmd=$1
