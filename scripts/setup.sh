@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(gcc libc6-dev libfuse3-dev fuse3 liburing-dev libcriterion-dev
-	  meson ninja-build pkg-config)
+	  meson ninja-build pkg-config man-db groff-base)
 missing=()
 for p in "${packages[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
