@@ -55,8 +55,7 @@ static const signed char *b64_table(void)
 	return t;
 }
 
-size_t base64_decode(const char *in, size_t len, unsigned char *out,
-		     bool *bad)
+size_t base64_decode(const char *in, size_t len, unsigned char *out, bool *bad)
 {
 	const signed char *t = b64_table();
 	unsigned acc = 0, bits = 0;
@@ -162,8 +161,8 @@ static void on_line(struct parser *p, char *l)
 	while (n && (l[n - 1] == '\r' || l[n - 1] == '\n'))
 		l[--n] = '\0';
 	if (strncmp(l, MARK, strlen(MARK)) != 0) {
-		if (p->in_frame && !grow(&p->b64, &p->b64_cap,
-					 p->b64_len + n + 1)) {
+		if (p->in_frame &&
+		    !grow(&p->b64, &p->b64_cap, p->b64_len + n + 1)) {
 			memcpy(p->b64 + p->b64_len, l, n);
 			p->b64_len += n;
 		}
@@ -328,9 +327,9 @@ char *capture_tail(const struct capture *c, unsigned lines)
 
 bool capture_panicked(const struct capture *c)
 {
-	return c->text && (strstr(c->text, "Kernel panic") ||
-			   strstr(c->text, "Oops:") ||
-			   strstr(c->text, "invalid opcode:"));
+	return c->text &&
+	       (strstr(c->text, "Kernel panic") || strstr(c->text, "Oops:") ||
+		strstr(c->text, "invalid opcode:"));
 }
 
 void capture_free(struct capture *c)

@@ -32,10 +32,10 @@ struct capture {
 
 struct capture_opts {
 	const char *const *argv;
-	const char *cwd;      /* NULL: unchanged */
-	char *const *setenv;  /* "KEY=VALUE" to set in the child, NULL-ended */
-	int timeout_s;	      /* killed (its process group) after this */
-	const char *label;    /* progress lines printed as "[label] ..." */
+	const char *cwd;     /* NULL: unchanged */
+	char *const *setenv; /* "KEY=VALUE" to set in the child, NULL-ended */
+	int timeout_s;	     /* killed (its process group) after this */
+	const char *label;   /* progress lines printed as "[label] ..." */
 };
 
 /*
@@ -62,7 +62,6 @@ bool capture_panicked(const struct capture *c);
 void capture_free(struct capture *c);
 
 /* Decodes base64 @in into @out (room for 3 * len / 4 + 3); the bytes. */
-size_t base64_decode(const char *in, size_t len, unsigned char *out,
-		     bool *bad);
+size_t base64_decode(const char *in, size_t len, unsigned char *out, bool *bad);
 
 #endif

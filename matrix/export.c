@@ -27,7 +27,8 @@ int cmd_image(struct matrix *m, const char *const *specs, size_t nspec)
 	m->argv += 2;
 	m->argc -= 2;
 	if (strcmp(m->argv[0], "image") == 0 ||
-	    strcmp(m->argv[0], "decode") == 0 || check_command(m->argc, m->argv))
+	    strcmp(m->argv[0], "decode") == 0 ||
+	    check_command(m->argc, m->argv))
 		return 2;
 	if (nspec > 1) {
 		fprintf(stderr, "testfs-matrix: image: one --kernel at most "
@@ -54,7 +55,8 @@ int cmd_image(struct matrix *m, const char *const *specs, size_t nspec)
 	}
 	snprintf(m->workdir, sizeof(m->workdir), "/tmp/testfs-matrix.XXXXXX");
 	if (!mkdtemp(m->workdir)) {
-		fprintf(stderr, "testfs-matrix: mkdtemp: %s\n", strerror(errno));
+		fprintf(stderr, "testfs-matrix: mkdtemp: %s\n",
+			strerror(errno));
 		return 1;
 	}
 	snprintf(m->base, sizeof(m->base), "%s/base.cpio", m->workdir);
@@ -152,8 +154,8 @@ int cmd_decode(struct matrix *m, const char *json, const char *ktap)
 		free(text);
 		caps = capture_frame(&c, "caps");
 		if (caps && strstr(caps->data, "\"release\":\"")) {
-			const char *s = strstr(caps->data, "\"release\":\"") +
-					11;
+			const char *s =
+				strstr(caps->data, "\"release\":\"") + 11;
 
 			snprintf(r->k.release, sizeof(r->k.release), "%.*s",
 				 (int)strcspn(s, "\""), s);

@@ -96,8 +96,8 @@ static char *dup_frame(const struct capture *c, const char *name)
 	return f ? strndup(f->data, f->len) : NULL;
 }
 
-static void set_failed(struct run *r, const struct capture *c,
-		       const char *fmt, const char *what)
+static void set_failed(struct run *r, const struct capture *c, const char *fmt,
+		       const char *what)
 {
 	r->status = RUN_FAILED;
 	snprintf(r->reason, sizeof(r->reason), fmt, what);
@@ -233,8 +233,8 @@ static bool base_image(struct matrix *m, struct run *r)
 	}
 	if (m->base_failed) {
 		r->status = RUN_SKIPPED;
-		snprintf(r->reason, sizeof(r->reason),
-			 "no guest image: %s", m->base_why);
+		snprintf(r->reason, sizeof(r->reason), "no guest image: %s",
+			 m->base_why);
 	}
 	return m->base_built;
 }
@@ -244,15 +244,29 @@ static void run_guest(struct matrix *m, struct run *r)
 	const char *env_smp = getenv("TESTFS_MATRIX_SMP");
 	const char *smp = env_smp && *env_smp ? env_smp : "2";
 	char initrd[PATH_MAX], why[512];
-	const char *argv[] = { QEMU,	     "-nodefaults", "-no-user-config",
-			 "-display", "none",	    "-serial",
-			 "stdio",    "-monitor",    "none",
-			 "-no-reboot", "-m",	    "2048",
-			 "-smp",     smp,	    "-accel",
-			 NULL,	     "-kernel",	    r->k.image,
-			 "-initrd",  initrd,	    "-append",
-			 "console=ttyS0 panic=-1 quiet",
-			 NULL };
+	const char *argv[] = { QEMU,
+			       "-nodefaults",
+			       "-no-user-config",
+			       "-display",
+			       "none",
+			       "-serial",
+			       "stdio",
+			       "-monitor",
+			       "none",
+			       "-no-reboot",
+			       "-m",
+			       "2048",
+			       "-smp",
+			       smp,
+			       "-accel",
+			       NULL,
+			       "-kernel",
+			       r->k.image,
+			       "-initrd",
+			       initrd,
+			       "-append",
+			       "console=ttyS0 panic=-1 quiet",
+			       NULL };
 	struct capture c;
 	int attempt, err;
 
@@ -265,7 +279,8 @@ static void run_guest(struct matrix *m, struct run *r)
 	}
 	if (!base_image(m, r))
 		return;
-	snprintf(initrd, sizeof(initrd), "%s/%s.cpio", m->workdir, r->k.name);
+	/* One initrd at a time: a fixed name (a path SPEC has slashes). */
+	snprintf(initrd, sizeof(initrd), "%s/guest.cpio", m->workdir);
 	if (image_for_kernel(m->base, &r->k, m->argv, initrd, why,
 			     sizeof(why))) {
 		r->status = RUN_FAILED;

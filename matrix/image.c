@@ -169,8 +169,8 @@ static bool try_bin(char *out, size_t len, const char *dir, const char *rel)
 int bins_find(struct bins *b, char *why, size_t whylen)
 {
 	static const char *const suite[] = {
-		"ra_read_ramp",	     "ra_mmap_readaround", "ra_madvise",
-		"ra_fadvise",	     "ra_mprotect_split",  "ra_congestion",
+		"ra_read_ramp", "ra_mmap_readaround", "ra_madvise",
+		"ra_fadvise",	"ra_mprotect_split",  "ra_congestion",
 		"ra_causes",
 	};
 	char exe[PATH_MAX], dir[PATH_MAX - 64], data[PATH_MAX - 64];
@@ -197,8 +197,8 @@ int bins_find(struct bins *b, char *why, size_t whylen)
 		snprintf(b->tests_dir, sizeof(b->tests_dir), "%s/../tests",
 			 dir);
 		for (i = 0; i < sizeof(suite) / sizeof(suite[0]); i++)
-			if (try_bin(b->tests[b->ntests], PATH_MAX,
-				    b->tests_dir, suite[i]))
+			if (try_bin(b->tests[b->ntests], PATH_MAX, b->tests_dir,
+				    suite[i]))
 				b->ntests++;
 	} else {
 		try_bin(b->daemon, sizeof(b->daemon), dir, "testfs");
@@ -291,9 +291,10 @@ static int put_libs(struct cpio *c, const char *bin, char ***seen,
 int image_build_base(const struct bins *b, const char *path, char *why,
 		     size_t whylen)
 {
-	static const char *const dirs[] = { "dev", "proc", "sys", "tmp",
-					    "root", "run", "etc", "sbin",
-					    "usr/sbin", "lib/modules" };
+	static const char *const dirs[] = { "dev",	  "proc", "sys",
+					    "tmp",	  "root", "run",
+					    "etc",	  "sbin", "usr/sbin",
+					    "lib/modules" };
 	struct cpio c = { 0 };
 	char dst[PATH_MAX + 32];
 	char **seen = NULL;

@@ -94,12 +94,26 @@ static char *parse_str(struct jin *in)
 		if (++in->p == in->end)
 			goto bad;
 		switch (*in->p) {
-		case 'n': *o++ = '\n'; break;
-		case 't': *o++ = '\t'; break;
-		case 'r': *o++ = '\r'; break;
-		case 'b': *o++ = '\b'; break;
-		case 'f': *o++ = '\f'; break;
-		case '/': case '\\': case '"': *o++ = *in->p; break;
+		case 'n':
+			*o++ = '\n';
+			break;
+		case 't':
+			*o++ = '\t';
+			break;
+		case 'r':
+			*o++ = '\r';
+			break;
+		case 'b':
+			*o++ = '\b';
+			break;
+		case 'f':
+			*o++ = '\f';
+			break;
+		case '/':
+		case '\\':
+		case '"':
+			*o++ = *in->p;
+			break;
 		case 'u':
 			for (i = 0; i < 4; i++) {
 				if (++in->p == in->end ||

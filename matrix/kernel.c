@@ -356,13 +356,14 @@ static int unpack_deb(const char *deb, const char *name, char *why,
 		snprintf(mods, sizeof(mods),
 			 "%s/usr/lib/modules/%s/kernel/fs/fuse", un, rel);
 	if (is_dir(mods)) {
-		snprintf(cmd, sizeof(cmd),
-			 "set -e; d='%s/modules/kernel/fs/fuse'; mkdir -p \"$d\"; "
-			 "cd '%s'; if [ -f fuse.ko ]; then cp fuse.ko \"$d\"; "
-			 "elif [ -f fuse.ko.xz ]; then xz -dc fuse.ko.xz > "
-			 "\"$d/fuse.ko\"; elif [ -f fuse.ko.zst ]; then zstd "
-			 "-qdc fuse.ko.zst > \"$d/fuse.ko\"; fi",
-			 tmp, mods);
+		snprintf(
+			cmd, sizeof(cmd),
+			"set -e; d='%s/modules/kernel/fs/fuse'; mkdir -p \"$d\"; "
+			"cd '%s'; if [ -f fuse.ko ]; then cp fuse.ko \"$d\"; "
+			"elif [ -f fuse.ko.xz ]; then xz -dc fuse.ko.xz > "
+			"\"$d/fuse.ko\"; elif [ -f fuse.ko.zst ]; then zstd "
+			"-qdc fuse.ko.zst > \"$d/fuse.ko\"; fi",
+			tmp, mods);
 		err = run_quiet(sh, NULL, 120, why, whylen);
 		if (err)
 			goto out;
@@ -385,8 +386,8 @@ static void prepare_debian(struct kernel *k, int i)
 {
 	char root[PATH_MAX - 300], debs[PATH_MAX - 200], deb[PATH_MAX];
 	char dir[PATH_MAX];
-	const char *apt[] = { "apt-get", "download", "-q",
-			debian[i].package, NULL };
+	const char *apt[] = { "apt-get", "download", "-q", debian[i].package,
+			      NULL };
 	char why[400];
 
 	if (cached(k->name, dir, sizeof(dir))) {
@@ -557,10 +558,9 @@ static void list_one(const char *root, const char *name)
 			       : "?",
 	       config_has(k.config, "CONFIG_CACHESTAT_SYSCALL") ? "yes" : "no",
 	       config_has(k.config, "CONFIG_TRANSPARENT_HUGEPAGE") ? "yes"
-								     : "no");
+								   : "no");
 	printf("%-28s %s\n", "",
-	       caps[0] ? caps
-		       : "tracepoints: not known until it has run once");
+	       caps[0] ? caps : "tracepoints: not known until it has run once");
 }
 
 int kernels_list(void)
@@ -588,8 +588,7 @@ int kernels_list(void)
 	for (i = 0; i < n; i++) {
 		char img[PATH_MAX + 300];
 
-		snprintf(img, sizeof(img), "%s/%s/bzImage", p,
-			 ents[i]->d_name);
+		snprintf(img, sizeof(img), "%s/%s/bzImage", p, ents[i]->d_name);
 		if (ents[i]->d_name[0] != '.' && is_file(img))
 			list_one(root, ents[i]->d_name);
 		free(ents[i]);

@@ -28,10 +28,10 @@ struct kernel {
 	char name[256]; /* the cache folder's name */
 	bool host;
 	char image[PATH_MAX];
-	char config[PATH_MAX]; /* "" unknown */
+	char config[PATH_MAX];	/* "" unknown */
 	char fuse_ko[PATH_MAX]; /* "" none needed or none found */
 	char release[128];
-	char fuse; /* 'y' built in, 'm' module, 'n' absent, '?' unknown */
+	char fuse;	/* 'y' built in, 'm' module, 'n' absent, '?' unknown */
 	char skip[512]; /* non-empty: not runnable, this is why */
 };
 

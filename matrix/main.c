@@ -5,6 +5,7 @@
  * and shows what differs. See man/testfs-matrix.1 and docs/matrix.md.
  */
 #include <errno.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,12 +94,11 @@ int check_command(int argc, char **argv)
 	int i;
 
 	if (strcmp(argv[0], "suite") == 0)
-		return argc == 1 ? 0 : bad("suite takes no arguments: %s",
-					   argv[1]);
+		return argc == 1 ? 0
+				 : bad("suite takes no arguments: %s", argv[1]);
 	if (strcmp(argv[0], "scenario") == 0) {
 		if (argc < 2 || !argv[1][0] || argv[1][0] == '-')
-			return bad("%s: a scenario NAME is needed",
-				   "scenario");
+			return bad("%s: a scenario NAME is needed", "scenario");
 		for (i = 2; i < argc; i++)
 			if (!strchr(argv[i], '=') || argv[i][0] == '=')
 				return bad("scenario parameter '%s' is not "
@@ -130,8 +130,7 @@ int check_command(int argc, char **argv)
 /* Runs `testfs-scenario help NAME` so a wrong name stops at once. */
 static int check_scenario(const struct bins *b, const char *name)
 {
-	const char *argv[] = { b->scenario, "help", name,
-			 NULL };
+	const char *argv[] = { b->scenario, "help", name, NULL };
 	struct capture_opts o = { .argv = argv, .timeout_s = 30 };
 	struct capture c;
 	char *tail;
@@ -163,16 +162,22 @@ void run_free(struct run *r)
 	free(r->console_tail);
 }
 
+static int remove_one(const char *path, const struct stat *st, int flag,
+		      struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+/* Removes the scratch folder, never crossing into a mount left in it. */
 void cleanup_work(struct matrix *m)
 {
-	const char *argv[] = { "rm", "-rf", m->workdir, NULL };
-	struct capture_opts o = { .argv = argv, .timeout_s = 60 };
-	struct capture c;
-
-	if (!m->workdir[0])
-		return;
-	if (capture_run(&o, &c) == 0)
-		capture_free(&c);
+	if (m->workdir[0])
+		nftw(m->workdir, remove_one, 16,
+		     FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
 }
 
 int main(int argc, char **argv)
@@ -214,8 +219,9 @@ int main(int argc, char **argv)
 			break;
 		case 'T':
 			if (parse_uint(optarg, 1, 86400, &v, &perr))
-				return bad("--timeout '%s': seconds, 1 to 86400",
-					   optarg);
+				return bad(
+					"--timeout '%s': seconds, 1 to 86400",
+					optarg);
 			m.timeout_s = (int)v;
 			break;
 		case 'h':

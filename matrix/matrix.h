@@ -34,7 +34,7 @@ struct run {
 	size_t result_len;
 	struct test_result *tests;
 	size_t ntests;
-	char *ktap; /* the kernel's KTAP subtest (suite), or NULL */
+	char *ktap;	    /* the kernel's KTAP subtest (suite), or NULL */
 	char *console_tail; /* failures: the last console lines */
 };
 
@@ -67,8 +67,7 @@ void touch_collect(struct run *r, const struct capture *c);
 char *ktap_document(const struct run *runs, size_t n, const char *what);
 
 /* The --json document. */
-char *json_document(const struct matrix *m, const struct run *runs,
-		    size_t n);
+char *json_document(const struct matrix *m, const struct run *runs, size_t n);
 
 /* The side-by-side table of what differs between kernels. */
 void print_table(const struct matrix *m, const struct run *runs, size_t n);

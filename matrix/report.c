@@ -79,8 +79,8 @@ static void ktap_plain(struct strbuf *sb, const struct run *r, size_t i)
 			s += n + (s[n] == '\n');
 		}
 	}
-	strbuf_addf(sb, "%s %zu %s\n", r->status == RUN_OK ? "ok" : "not ok",
-		    i, r->k.spec);
+	strbuf_addf(sb, "%s %zu %s\n", r->status == RUN_OK ? "ok" : "not ok", i,
+		    r->k.spec);
 }
 
 char *ktap_document(const struct run *runs, size_t n, const char *what)
@@ -208,8 +208,7 @@ static void show(const struct jv *v, char *buf, size_t len)
 	}
 }
 
-static void row(const char *label, char cells[][COL * 4], size_t n,
-		bool mark)
+static void row(const char *label, char cells[][COL * 4], size_t n, bool mark)
 {
 	size_t i;
 
@@ -255,7 +254,8 @@ static void suite_rows(const struct run *runs, size_t n)
 				size_t t;
 
 				for (t = 0; t < runs[k].ntests; t++)
-					if (!strcmp(runs[k].tests[t].name, name))
+					if (!strcmp(runs[k].tests[t].name,
+						    name))
 						seen_before = true;
 			}
 			if (seen_before)
@@ -265,7 +265,8 @@ static void suite_rows(const struct run *runs, size_t n)
 				size_t q;
 
 				for (q = 0; q < runs[k].ntests; q++)
-					if (!strcmp(runs[k].tests[q].name, name))
+					if (!strcmp(runs[k].tests[q].name,
+						    name))
 						t = &runs[k].tests[q];
 				snprintf(cells[k], sizeof(cells[k]), "%s",
 					 !t ? "-"
@@ -327,9 +328,9 @@ void print_table(const struct matrix *m, const struct run *runs, size_t n)
 			 status_name[runs[i].status], runs[i].seconds);
 	row("status", cells, nn, false);
 	for (i = 0; i < nn; i++)
-		res[i] = runs[i].result ? jv_parse(runs[i].result,
-						   runs[i].result_len)
-					: NULL;
+		res[i] = runs[i].result
+				 ? jv_parse(runs[i].result, runs[i].result_len)
+				 : NULL;
 	for (j = 0; j < sizeof(fields) / sizeof(fields[0]); j++)
 		differ |= field_row(res, nn, fields[j].label, fields[j].path,
 				    true);
@@ -346,7 +347,8 @@ void print_table(const struct matrix *m, const struct run *runs, size_t n)
 		if (!pol)
 			break;
 		snprintf(label, sizeof(label), "verdict: %s", pol);
-		snprintf(path, sizeof(path), "verdicts.policies.%zu.verdict", j);
+		snprintf(path, sizeof(path), "verdicts.policies.%zu.verdict",
+			 j);
 		differ |= field_row(res, nn, label, path, true);
 	}
 	if (strcmp(m->argv[0], "suite") == 0) {

@@ -135,8 +135,7 @@ static void render_result(struct run *r)
 }
 
 /* One diagnostic line per line of @text, at @indent. */
-static void diag_lines(struct strbuf *sb, const char *indent,
-		       const char *text)
+static void diag_lines(struct strbuf *sb, const char *indent, const char *text)
 {
 	while (text && *text) {
 		size_t n = strcspn(text, "\n");

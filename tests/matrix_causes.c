@@ -95,9 +95,9 @@ struct outcome {
 static void touch_slice(unsigned kinds, int advice, unsigned pages,
 			struct outcome *out)
 {
-	static const char *const args[] = { "--no-trace", "--file",
-					    "big.bin:64M", "--ra-kb", "128",
-					    NULL };
+	static const char *const args[] = { "--no-trace",  "--file",
+					    "big.bin:64M", "--ra-kb",
+					    "128",	   NULL };
 	struct correlator_options o = { 0 };
 	struct mount_entry me;
 	struct log_record rec;
@@ -168,9 +168,8 @@ static void touch_slice(unsigned kinds, int advice, unsigned pages,
 	(void)sum;
 }
 
-static const unsigned filemap_only = (1u << TRACE_FAULT) |
-				     (1u << TRACE_GET_PAGES) |
-				     (1u << TRACE_MAP_PAGES);
+static const unsigned filemap_only =
+	(1u << TRACE_FAULT) | (1u << TRACE_GET_PAGES) | (1u << TRACE_MAP_PAGES);
 
 static void assert_all_unknown(const struct outcome *o)
 {
@@ -178,11 +177,11 @@ static void assert_all_unknown(const struct outcome *o)
 	cr_assert_eq(o->by_cause[LOG_CAUSE_SINGLE], 0,
 		     "%llu reads called single without a readahead event",
 		     (unsigned long long)o->by_cause[LOG_CAUSE_SINGLE]);
-	cr_assert_eq(o->by_cause[LOG_CAUSE_UNKNOWN], o->reads,
-		     "%llu of %llu reads given a cause",
-		     (unsigned long long)(o->reads -
-					  o->by_cause[LOG_CAUSE_UNKNOWN]),
-		     (unsigned long long)o->reads);
+	cr_assert_eq(
+		o->by_cause[LOG_CAUSE_UNKNOWN], o->reads,
+		"%llu of %llu reads given a cause",
+		(unsigned long long)(o->reads - o->by_cause[LOG_CAUSE_UNKNOWN]),
+		(unsigned long long)o->reads);
 	cr_assert_not(o->causes, "causes claimed without readahead events");
 	cr_assert(strstr(o->why, "readahead:"), "reason: '%s'", o->why);
 	/* Tracing is on: the faults are still there. */

@@ -142,7 +142,8 @@ static void render_trace_config(struct testfs *t, struct strbuf *sb)
 	json_add_cstring(sb, desc);
 	/* Tracing on, causes unknown: the kernel's events cannot prove them. */
 	on = correlator_causes(t->corr, why, sizeof(why));
-	strbuf_addf(sb, ",\"causes\":%s,\"causes_why\":", on ? "true" : "false");
+	strbuf_addf(sb,
+		    ",\"causes\":%s,\"causes_why\":", on ? "true" : "false");
 	json_add_cstring(sb, why);
 	strbuf_adds(sb, "}");
 }

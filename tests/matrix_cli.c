@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: MIT
+/*
+ * testfs-matrix as a user runs it, on the host and with bad input: exit
+ * status 2 for usage errors, a `skipped` run with its reason for a kernel
+ * it cannot use (not a bzImage, no FUSE, no fuse.ko, no QEMU), a guest
+ * that never finishes killed at the time limit, and never a half-written
+ * JSON. The kernels here are hand-made bzImage headers: only testfs-
+ * matrix's checks see them, no guest boots one except the hang test.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../matrix/jsonv.h"
+#include "mount_harness.h"
+
+static char dir[64];
+
+static void setup(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/testfs-test.matrix.XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+}
+
+static void teardown(void)
+{
+	const char *argv[] = { "/bin/rm", "-rf", dir, NULL };
+	char *out = NULL;
+
+	if (dir[0])
+		harness_run(argv, &out, 30);
+	free(out);
+}
+
+TestSuite(matrix_cli, .init = setup, .fini = teardown, .timeout = 120);
+
+static const char *matrix(void)
+{
+	const char *p = getenv("TESTFS_MATRIX");
+
+	cr_assert_not_null(p, "TESTFS_MATRIX not set");
+	return p;
+}
+
+/* Runs testfs-matrix with @args; its exit status, output in @out. */
+static int run(const char *const *args, char **out, int timeout_s)
+{
+	const char *argv[32];
+	int n = 0;
+
+	argv[n++] = matrix();
+	while (*args && n < 31)
+		argv[n++] = *args++;
+	argv[n] = NULL;
+	*out = NULL;
+	return harness_run(argv, out, timeout_s);
+}
+
+static struct jv *read_json(const char *path)
+{
+	char *text = harness_read_file(path, NULL);
+	struct jv *v;
+
+	cr_assert_not_null(text, "%s not written", path);
+	v = jv_parse(text, strlen(text));
+	cr_assert_not_null(v, "%s is not whole JSON:\n%s", path, text);
+	free(text);
+	return v;
+}
+
+/* A file with an x86 boot header (boot.rst: 0xAA55, "HdrS"). */
+static void fake_kernel(const char *name, const char *config)
+{
+	unsigned char hdr[0x400] = { 0 };
+	char path[128];
+	FILE *f;
+
+	hdr[0x1fe] = 0x55;
+	hdr[0x1ff] = 0xaa;
+	memcpy(hdr + 0x202, "HdrS", 4);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/%s/bzImage", dir, name);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fwrite(hdr, 1, sizeof(hdr), f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/%s/config", dir, name);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs(config, f);
+	fclose(f);
+}
+
+Test(matrix_cli, usage_errors_exit_2)
+{
+	const char *a1[] = { "--kernel", "debian:5.10", "suite", NULL };
+	const char *a2[] = { "--kernel", "/nonexistent/bzImage", "suite",
+			     NULL };
+	const char *a3[] = { "frobnicate", NULL };
+	const char *a4[] = { "touch", "x", "10", NULL };
+	const char *a5[] = { "touch", "1", "10", "--bogus", NULL };
+	const char *a6[] = { "--timeout", "0", "suite", NULL };
+	const char *a7[] = { "--kernel", "host", "scenario", "no-such", NULL };
+	const char *a8[] = { "scenario", "vma-boundary", "exec", NULL };
+	const char *a9[] = { NULL };
+	const char *a10[] = { "suite", "extra", NULL };
+	const char *const *cases[] = {
+		a1, a2, a3, a4, a5, a6, a7, a8, a9, a10
+	};
+	const char *want[] = { "unknown kernel",    "no such file",
+			       "unknown command",   "FIRST and COUNT",
+			       "unknown option",    "--timeout",
+			       "no-such",	    "PARAM=VALUE",
+			       "COMMAND is needed", "no arguments" };
+	unsigned i;
+	char *out;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		cr_expect_eq(run(cases[i], &out, 30), 2, "case %u: %s", i, out);
+		cr_expect(out && strstr(out, want[i]), "case %u: %s", i, out);
+		free(out);
+	}
+}
+
+/* Runs `scenario vma-boundary` on @spec, which cannot run; its reason. */
+static void expect_skipped(const char *spec, const char *reason,
+			   const char *path_env)
+{
+	char json[128], *out;
+	const char *args[] = { "--json",   json,	   "--kernel", spec,
+			       "scenario", "vma-boundary", NULL };
+	struct jv *v;
+	const char *status, *why;
+	int code;
+
+	snprintf(json, sizeof(json), "%s/out.json", dir);
+	if (path_env)
+		setenv("PATH", path_env, 1);
+	code = run(args, &out, 60);
+	cr_assert_eq(code, 0, "%s", out);
+	v = read_json(json);
+	status = jv_str(v, "runs.0.status");
+	why = jv_str(v, "runs.0.reason");
+	cr_assert(status && strcmp(status, "skipped") == 0, "%s", out);
+	cr_assert(why && strstr(why, reason), "reason '%s', want '%s'", why,
+		  reason);
+	cr_assert(strstr(out, "skipped"), "%s", out);
+	jv_free(v);
+	free(out);
+}
+
+Test(matrix_cli, a_file_that_is_not_a_kernel_is_skipped)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/notakernel", dir);
+	cr_assert_eq(harness_run((const char *[]){ "/bin/cp", "/etc/passwd",
+						   path, NULL },
+				 (char *[]){ NULL }, 10),
+		     0);
+	expect_skipped(path, "not an x86 kernel image", NULL);
+}
+
+Test(matrix_cli, a_kernel_without_fuse_is_skipped)
+{
+	char path[128];
+
+	fake_kernel("nofuse", "# CONFIG_FUSE_FS is not set\n");
+	snprintf(path, sizeof(path), "%s/nofuse", dir);
+	expect_skipped(path, "no FUSE", NULL);
+}
+
+Test(matrix_cli, fuse_as_a_module_without_fuse_ko_is_skipped)
+{
+	char path[128];
+
+	fake_kernel("nomod", "CONFIG_FUSE_FS=m\n");
+	snprintf(path, sizeof(path), "%s/nomod/bzImage", dir);
+	expect_skipped(path, "fuse.ko", NULL);
+}
+
+Test(matrix_cli, no_qemu_is_skipped)
+{
+	char path[128];
+
+	fake_kernel("noqemu", "CONFIG_FUSE_FS=y\n");
+	snprintf(path, sizeof(path), "%s/noqemu", dir);
+	expect_skipped(path, "qemu-system-x86_64 not found", "/nonexistent");
+}
+
+Test(matrix_cli, a_guest_that_never_finishes_is_killed_at_the_limit)
+{
+	char path[128], json[128], *out;
+	const char *args[] = { "--json",   json,	   "--timeout",
+			       "4",	   "--kernel",	   path,
+			       "scenario", "vma-boundary", NULL };
+	struct jv *v;
+	const char *status, *why;
+
+	if (access("/usr/bin/qemu-system-x86_64", X_OK) ||
+	    access("/bin/busybox", X_OK))
+		cr_skip_test("qemu-system-x86 or busybox-static missing");
+	/* A boot header and nothing after it: QEMU never reaches /init. */
+	fake_kernel("hang", "CONFIG_FUSE_FS=y\n");
+	snprintf(path, sizeof(path), "%s/hang", dir);
+	snprintf(json, sizeof(json), "%s/out.json", dir);
+	cr_assert_eq(run(args, &out, 90), 1, "%s", out);
+	v = read_json(json);
+	status = jv_str(v, "runs.0.status");
+	why = jv_str(v, "runs.0.reason");
+	cr_assert(status && strcmp(status, "failed") == 0, "%s", out);
+	cr_assert(why && (strstr(why, "time limit") ||
+			  strstr(why, "did not reach /init")),
+		  "%s", why);
+	jv_free(v);
+	free(out);
+}
+
+Test(matrix_cli, host_scenario_json_and_ktap)
+{
+	char json[128], ktap[128], *out, *text;
+	const char *args[] = { "--json",   json,	   "--ktap",
+			       ktap,	   "--kernel",	   "host",
+			       "scenario", "vma-boundary", "preset=small",
+			       NULL };
+	struct jv *v;
+	const char *status;
+	int code;
+
+	harness_require_fuse();
+	snprintf(json, sizeof(json), "%s/out.json", dir);
+	snprintf(ktap, sizeof(ktap), "%s/out.ktap", dir);
+	code = run(args, &out, 110);
+	cr_assert_eq(code, 0, "%s", out);
+	cr_assert(strstr(out, "[host]"), "no progress line: %s", out);
+	v = read_json(json);
+	status = jv_str(v, "runs.0.status");
+	cr_assert(status && strcmp(status, "ok") == 0, "%s", out);
+	cr_assert_str_eq(jv_str(v, "runs.0.spec"), "host");
+	cr_assert_not_null(jv_str(v, "runs.0.release"));
+	cr_assert_gt(jv_num(v, "runs.0.result.fetched.requests", 0), 0);
+	cr_assert_not_null(jv_get(v, "runs.0.kernel.readahead_events"));
+	jv_free(v);
+	text = harness_read_file(ktap, NULL);
+	cr_assert_not_null(text);
+	cr_assert(strncmp(text, "KTAP version 1\n", 15) == 0, "%s", text);
+	cr_assert(strstr(text, "\n1..1\n"), "%s", text);
+	cr_assert(strstr(text, "\nok 1 host\n"), "%s", text);
+	free(text);
+	free(out);
+}
