@@ -157,18 +157,34 @@ static void end_frame(struct parser *p, const char *rest)
 static void on_line(struct parser *p, char *l)
 {
 	size_t n = strlen(l);
+	char *mark;
 
 	while (n && (l[n - 1] == '\r' || l[n - 1] == '\n'))
 		l[--n] = '\0';
-	if (strncmp(l, MARK, strlen(MARK)) != 0) {
+	/*
+	 * A CI engine's log may put a prefix before each console line (a
+	 * time, "target: "): the marker is looked for anywhere, and a data
+	 * line is its last word.
+	 */
+	mark = strstr(l, MARK);
+	if (!mark) {
+		char *w = strrchr(l, ' ');
+
+		w = w ? w + 1 : l;
+		n = strlen(w);
+		while (n && (w[n - 1] == '\'' || w[n - 1] == '"'))
+			n--;
 		if (p->in_frame &&
 		    !grow(&p->b64, &p->b64_cap, p->b64_len + n + 1)) {
-			memcpy(p->b64 + p->b64_len, l, n);
+			memcpy(p->b64 + p->b64_len, w, n);
 			p->b64_len += n;
 		}
 		return;
 	}
-	l += strlen(MARK);
+	l = mark + strlen(MARK);
+	n = strlen(l);
+	while (n && (l[n - 1] == '\'' || l[n - 1] == '"'))
+		l[--n] = '\0';
 	if (strncmp(l, "begin ", 6) == 0) {
 		p->in_frame = true;
 		p->b64_len = 0;

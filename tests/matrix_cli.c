@@ -10,6 +10,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -253,5 +254,86 @@ Test(matrix_cli, host_scenario_json_and_ktap)
 	cr_assert(strstr(text, "\n1..1\n"), "%s", text);
 	cr_assert(strstr(text, "\nok 1 host\n"), "%s", text);
 	free(text);
+	free(out);
+}
+
+Test(matrix_cli, image_is_a_newc_initramfs)
+{
+	char img[128], *out, *text;
+	const char *args[] = { "image", img, "scenario", "vma-boundary", NULL };
+	size_t len = 0;
+
+	if (access("/bin/busybox", X_OK))
+		cr_skip_test("busybox-static missing");
+	snprintf(img, sizeof(img), "%s/guest.cpio", dir);
+	cr_assert_eq(run(args, &out, 60), 0, "%s", out);
+	text = harness_read_file(img, &len);
+	cr_assert_not_null(text);
+	/* newc: "070701" headers; the command and the init are in it. */
+	cr_assert(len > 1024 && memcmp(text, "070701", 6) == 0);
+	cr_assert(memmem(text, len, "matrix/cmd", 10));
+	cr_assert(memmem(text, len, "scenario\nvma-boundary\n", 22));
+	cr_assert(memmem(text, len, "TRAILER!!!", 10));
+	free(text);
+	free(out);
+}
+
+/*
+ * The runner's output as a CI engine would keep it (a time before each
+ * line, a kernel message in the middle), decoded into the same JSON.
+ */
+Test(matrix_cli, decode_reads_a_console_log)
+{
+	char runner[PATH_MAX], work[128], logp[128], json[128], *out, *line;
+	char *save = NULL;
+	const char *sh[] = { "/usr/bin/env",
+			     NULL, /* TESTFS_BIN= */
+			     NULL, /* MATRIX_SCENARIO= */
+			     "MATRIX_TOUCH=/bin/false",
+			     NULL, /* MATRIX_WORK= */
+			     "/bin/sh",
+			     runner,
+			     "scenario",
+			     "vma-boundary",
+			     "preset=small",
+			     NULL };
+	const char *args[] = { "--json", json, "decode", logp, NULL };
+	char e1[PATH_MAX + 16], e2[PATH_MAX + 32], e3[160];
+	const char *m = matrix(), *scen = getenv("TESTFS_SCENARIO");
+	struct jv *v;
+	FILE *f;
+	int i = 0;
+
+	harness_require_fuse();
+	cr_assert_not_null(scen, "TESTFS_SCENARIO not set");
+	snprintf(runner, sizeof(runner), "%.*s/run.sh",
+		 (int)(strrchr(m, '/') - m), m);
+	snprintf(work, sizeof(work), "%s/work", dir);
+	snprintf(e1, sizeof(e1), "TESTFS_BIN=%s", harness_bin());
+	snprintf(e2, sizeof(e2), "MATRIX_SCENARIO=%s", scen);
+	snprintf(e3, sizeof(e3), "MATRIX_WORK=%s", work);
+	sh[1] = e1;
+	sh[2] = e2;
+	sh[4] = e3;
+	cr_assert_eq(harness_run(sh, &out, 110), 0, "%s", out);
+	snprintf(logp, sizeof(logp), "%s/console.log", dir);
+	f = fopen(logp, "w");
+	cr_assert_not_null(f);
+	for (line = strtok_r(out, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		fprintf(f, "[%6d.000] %s\r\n", i, line);
+		if (i++ == 3)
+			fputs("[    3.500] fuse: init (API version 7.41)\r\n",
+			      f);
+	}
+	fclose(f);
+	free(out);
+	snprintf(json, sizeof(json), "%s/out.json", dir);
+	cr_assert_eq(run(args, &out, 30), 0, "%s", out);
+	v = read_json(json);
+	cr_assert_str_eq(jv_str(v, "command.0"), "scenario");
+	cr_assert_str_eq(jv_str(v, "runs.0.status"), "ok");
+	cr_assert_gt(jv_num(v, "runs.0.result.fetched.requests", 0), 0);
+	jv_free(v);
 	free(out);
 }
