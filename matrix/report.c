@@ -34,10 +34,13 @@ void touch_collect(struct run *r, const struct capture *c)
 			s--;
 		sscanf(s, "%llu pages in %llu requests", &pages, &reqs);
 	}
-	s = strstr(out->data, "after it");
-	if (s && (s = strrchr(out->data, ':')))
-		sscanf(s, ": %llu before the range, %llu after it", &before,
+	s = strstr(out->data, " before the range");
+	if (s) {
+		while (s > out->data && s[-1] >= '0' && s[-1] <= '9')
+			s--;
+		sscanf(s, "%llu before the range, %llu after it", &before,
 		       &after);
+	}
 	why = strstr(out->data, "why");
 	if (why)
 		sscanf(why, "%511[^\n]", whyline);
