@@ -559,8 +559,15 @@ static void list_one(const char *root, const char *name)
 	       config_has(k.config, "CONFIG_CACHESTAT_SYSCALL") ? "yes" : "no",
 	       config_has(k.config, "CONFIG_TRANSPARENT_HUGEPAGE") ? "yes"
 								   : "no");
-	printf("%-28s %s\n", "",
-	       caps[0] ? caps : "tracepoints: not known until it has run once");
+	if (caps[0])
+		printf("%-28s readahead:* events %s, filemap events %s (seen "
+		       "when it last ran)\n",
+		       "",
+		       strstr(caps, "\"readahead_events\":true") ? "yes" : "no",
+		       strstr(caps, "\"filemap_events\":true") ? "yes" : "no");
+	else
+		printf("%-28s tracepoints: not known until it has run once\n",
+		       "");
 }
 
 int kernels_list(void)
