@@ -337,3 +337,132 @@ Test(matrix_cli, decode_reads_a_console_log)
 	jv_free(v);
 	free(out);
 }
+
+/*
+ * A KTAP version 1 reader (Documentation/dev-tools/ktap.rst): each level
+ * indented 4 spaces more, opened by "KTAP version 1", its plan "1..N",
+ * results "ok|not ok K name" numbered 1..N, "# ..." diagnostics. Returns
+ * the number of results at the top level, or -1 (the reason in @why).
+ */
+static int ktap_check(const char *text, char *why, size_t len)
+{
+	long plan[8] = { 0 }, seen[8] = { 0 };
+	bool open[8] = { false };
+	const char *l = text;
+	int line = 0;
+
+	while (*l) {
+		size_t n = strcspn(l, "\n"), ind = 0;
+		const char *s;
+		unsigned lvl;
+		long k;
+
+		line++;
+		while (l[ind] == ' ')
+			ind++;
+		s = l + ind;
+		lvl = (unsigned)(ind / 4);
+		if (ind % 4 || lvl >= 8) {
+			snprintf(why, len, "line %d: indentation %zu", line,
+				 ind);
+			return -1;
+		}
+		if (strncmp(s, "KTAP version 1", 14) == 0) {
+			if (lvl && !open[lvl - 1]) {
+				snprintf(why, len, "line %d: subtest outside",
+					 line);
+				return -1;
+			}
+			open[lvl] = true;
+			plan[lvl] = -1;
+			seen[lvl] = 0;
+		} else if (strncmp(s, "1..", 3) == 0) {
+			plan[lvl] = strtol(s + 3, NULL, 10);
+		} else if (strncmp(s, "ok ", 3) == 0 ||
+			   strncmp(s, "not ok ", 7) == 0) {
+			k = strtol(s + (s[0] == 'o' ? 3 : 7), NULL, 10);
+			if (!open[lvl] || k != ++seen[lvl]) {
+				snprintf(why, len,
+					 "line %d: result %ld out of "
+					 "order",
+					 line, k);
+				return -1;
+			}
+			/* The subtest this result closes must be whole. */
+			if (lvl + 1 < 8 && open[lvl + 1]) {
+				if (seen[lvl + 1] != plan[lvl + 1]) {
+					snprintf(why, len,
+						 "line %d: subtest "
+						 "planned %ld, has %ld",
+						 line, plan[lvl + 1],
+						 seen[lvl + 1]);
+					return -1;
+				}
+				open[lvl + 1] = false;
+			}
+		} else if (*s && *s != '#') {
+			snprintf(why, len, "line %d: not KTAP: %.*s", line,
+				 (int)(n - ind), s);
+			return -1;
+		}
+		l += n + (l[n] == '\n');
+	}
+	if (!open[0] || seen[0] != plan[0]) {
+		snprintf(why, len, "top level planned %ld, has %ld", plan[0],
+			 seen[0]);
+		return -1;
+	}
+	return (int)seen[0];
+}
+
+Test(matrix_cli, host_suite_ktap_is_well_formed)
+{
+	char json[128], ktap[128], why[256], *out, *text;
+	const char *args[] = { "--json",   json,   "--ktap", ktap,
+			       "--kernel", "host", "suite",  NULL };
+	struct jv *v;
+
+	harness_require_fuse();
+	if (geteuid() != 0)
+		cr_skip_test("the suite's tracing tests need root");
+	snprintf(json, sizeof(json), "%s/out.json", dir);
+	snprintf(ktap, sizeof(ktap), "%s/out.ktap", dir);
+	/* This worker's map: a suite binary that inherits it would take
+	 * itself for one of our workers. */
+	unsetenv("BXFI_MAP");
+	cr_assert_eq(run(args, &out, 280), 0, "%s", out);
+	text = harness_read_file(ktap, NULL);
+	cr_assert_not_null(text);
+	cr_assert_eq(ktap_check(text, why, sizeof(why)), 1, "%s\n%s", why,
+		     text);
+	/* One nested subtest per binary, one result per test. */
+	cr_assert(strstr(text, "        # Subtest: ra_read_ramp\n"), "%s",
+		  text);
+	cr_assert(strstr(text, "\nok 1 host\n"), "%s", text);
+	v = read_json(json);
+	cr_assert_eq(jv_num(v, "runs.0.result.not_ok", -1), 0);
+	cr_assert_gt(jv_num(v, "runs.0.result.ok", 0), 20);
+	cr_assert_str_eq(jv_str(v, "runs.0.ktap") ? "yes" : "no", "yes");
+	jv_free(v);
+	free(text);
+	free(out);
+}
+
+Test(matrix_cli, ktap_reader_refuses_broken_ktap)
+{
+	char why[256];
+
+	cr_assert_eq(ktap_check("KTAP version 1\n1..2\nok 1 a\nok 2 b\n", why,
+				sizeof(why)),
+		     2, "%s", why);
+	cr_assert_eq(
+		ktap_check("KTAP version 1\n1..2\nok 1 a\n", why, sizeof(why)),
+		-1);
+	cr_assert_eq(ktap_check("KTAP version 1\n1..1\n    KTAP version 1\n"
+				"    1..2\n    ok 1 x\nok 1 a\n",
+				why, sizeof(why)),
+		     -1);
+	cr_assert_eq(
+		ktap_check("KTAP version 1\n1..1\nok 2 a\n", why, sizeof(why)),
+		-1);
+}
