@@ -21,6 +21,19 @@
 #define CAPTURE_KEEP (1u << 20)
 #define MARK "@@testfs-matrix "
 
+/* The running child's process group, for capture_kill_current(). */
+static volatile sig_atomic_t current_pgid;
+
+void capture_kill_current(void)
+{
+	pid_t pid = (pid_t)current_pgid;
+
+	if (pid > 0) {
+		kill(-pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+}
+
 struct parser {
 	struct capture *c;
 	const char *label;
@@ -265,6 +278,9 @@ int capture_run(const struct capture_opts *o, struct capture *c)
 	}
 	if (pid == 0)
 		child(o, fds[1]);
+	/* Both sides set the group: whichever runs first, no window. */
+	setpgid(pid, pid);
+	current_pgid = pid;
 	close(fds[1]);
 	for (;;) {
 		struct pollfd pfd = { .fd = fds[0], .events = POLLIN };
@@ -293,6 +309,7 @@ int capture_run(const struct capture_opts *o, struct capture *c)
 	close(fds[0]);
 	while (waitpid(pid, &c->status, 0) < 0 && errno == EINTR)
 		;
+	current_pgid = 0;
 	if (p.line_len) {
 		p.line[p.line_len] = '\0';
 		on_line(&p, p.line);

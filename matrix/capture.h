@@ -50,6 +50,13 @@ int capture_run(const struct capture_opts *o, struct capture *c);
  */
 void capture_parse(struct capture *c, const char *text, size_t len);
 
+/*
+ * Kills the process group of the child capture_run() is waiting for, if
+ * any: for a signal handler, as the child runs in its own group and gets
+ * no terminal signal itself.
+ */
+void capture_kill_current(void);
+
 /* The last frame called @name, or NULL. */
 const struct frame *capture_frame(const struct capture *c, const char *name);
 

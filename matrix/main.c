@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <ftw.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,6 +181,14 @@ void cleanup_work(struct matrix *m)
 		     FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
 }
 
+/* Ctrl-C or a CI's kill: QEMU goes too, then we die of the signal. */
+static void on_signal(int sig)
+{
+	capture_kill_current();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -201,6 +210,9 @@ int main(int argc, char **argv)
 	const char *perr;
 	uint64_t v;
 
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_signal);
 	/* '+': options after COMMAND belong to it (touch --exec). */
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		switch (c) {
