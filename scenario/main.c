@@ -86,7 +86,7 @@ static void usage(void)
 
 	fputs("Usage: testfs-scenario list\n"
 	      "       testfs-scenario help NAME\n"
-	      "       testfs-scenario run NAME [--json] [PARAM=VALUE ...]\n"
+	      "       testfs-scenario run NAME [--json] [--html FILE] [PARAM=VALUE ...]\n"
 	      "       testfs-scenario -h | --help | -V | --version\n"
 	      "\n"
 	      "Runs a readahead experiment on a fresh testfs instance (a private\n"
@@ -106,7 +106,10 @@ static void usage(void)
 	      "                small-size values, accepted values, meaning)\n"
 	      "  run NAME      run it; --json (anywhere after run) prints one\n"
 	      "                JSON object with the same content instead of the\n"
-	      "                text report, every request and window in full\n"
+	      "                text report, every request and window in full;\n"
+	      "                --html FILE also writes the run as one\n"
+	      "                self-contained HTML page (page map, time line,\n"
+	      "                windows, verdicts; see testfs-report)\n"
 	      "\n"
 	      "PARAMs every scenario takes:\n",
 	      stdout);
@@ -393,7 +396,7 @@ int scenario_fail(struct scenario_ctx *ctx, int err, const char *fmt, ...)
 }
 
 static int parse_params(struct scenario_ctx *ctx, int argc, char **argv,
-			bool *json)
+			bool *json, const char **html)
 {
 	char names[512];
 	size_t i, used = 0;
@@ -418,6 +421,12 @@ static int parse_params(struct scenario_ctx *ctx, int argc, char **argv,
 
 		if (strcmp(argv[a], "--json") == 0) {
 			*json = true;
+			continue;
+		}
+		if (strcmp(argv[a], "--html") == 0) {
+			if (a + 1 >= argc || !*argv[a + 1])
+				return bad_args("--html: expected a FILE");
+			*html = argv[++a];
 			continue;
 		}
 		if (!eq || eq == argv[a] ||
@@ -457,6 +466,7 @@ static int run(const char *name, int argc, char **argv)
 {
 	struct scenario_ctx ctx;
 	struct rnode *sec, *list;
+	const char *html = NULL;
 	bool json = false;
 	char title[128];
 	size_t i;
@@ -466,9 +476,17 @@ static int run(const char *name, int argc, char **argv)
 	ctx.sc = find_scenario(name);
 	if (!ctx.sc)
 		return unknown_scenario(name);
-	ret = parse_params(&ctx, argc, argv, &json);
+	ret = parse_params(&ctx, argc, argv, &json, &html);
 	if (ret)
 		return ret;
+	if (html) {
+		ret = html_begin(&ctx, html);
+		if (ret) {
+			fprintf(stderr, "testfs-scenario: --html %s: %s\n",
+				html, strerror(-ret));
+			return ret == -ENOMEM ? 1 : 2;
+		}
+	}
 	/* A time limit for the whole run: on SIGALRM the instance is
 	 * stopped, a message printed and the exit status is 1. */
 	session_arm_timeout((unsigned)param_u(&ctx, "timeout"));
@@ -505,7 +523,21 @@ static int run(const char *name, int argc, char **argv)
 		fprintf(stderr, "testfs-scenario: %s could not run: %s\n",
 			ctx.sc->name, ctx.why[0] ? ctx.why : strerror(-ret));
 		report_free(ctx.rep);
+		html_end(&ctx);
+		/* No page rather than an empty one. */
+		if (html)
+			remove(html);
 		return 1;
+	}
+	if (html) {
+		ret = html_finish(&ctx, html);
+		html_end(&ctx);
+		if (ret) {
+			fprintf(stderr, "testfs-scenario: %s: %s\n", html,
+				strerror(-ret));
+			report_free(ctx.rep);
+			return 1;
+		}
 	}
 	ret = json ? report_print_json(ctx.rep, stdout)
 		   : report_print_text(ctx.rep, stdout);
@@ -551,9 +583,12 @@ int main(int argc, char **argv)
 		const char *name;
 		int a, n = 0;
 
-		/* NAME is the first argument that is not --json. */
-		for (a = 2; a < argc && strcmp(argv[a], "--json") == 0; a++)
-			;
+		/* NAME is the first argument that is not an option. */
+		for (a = 2; a < argc && (strcmp(argv[a], "--json") == 0 ||
+					 strcmp(argv[a], "--html") == 0);
+		     a++)
+			if (strcmp(argv[a], "--html") == 0)
+				a++;
 		if (a >= argc)
 			return bad_args("run: expected a scenario NAME");
 		/* The others, in order, without NAME. */

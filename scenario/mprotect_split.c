@@ -529,6 +529,9 @@ static int mprotect_split_run(struct scenario_ctx *ctx)
 	touch_all(&map, v, (size_t)nvma, path, &ns);
 	testfs_unmap(&map);
 	err = session_snapshot(ctx, &s, "touch", &log);
+	for (i = 0; i < (size_t)nvma && !err; i++)
+		err = html_vma(ctx, s.file, v[i].first, v[i].last,
+			       i % 2 ? PROT_READ | PROT_WRITE : PROT_READ);
 	if (err)
 		goto out;
 	err = log_reads(log, s.file, &reads);

@@ -51,6 +51,7 @@ struct param_def {
 #define SCENARIO_MAX_PARAMS 24
 
 struct scenario_ctx;
+struct htmlrep;
 
 struct scenario {
 	const char *name;
@@ -72,6 +73,8 @@ struct scenario_ctx {
 	bool given[SCENARIO_MAX_PARAMS];
 	size_t nparams;
 	struct report *rep;
+	/* --html FILE: the page's model (report/report.h); NULL without. */
+	struct htmlrep *html;
 	/* Why it could not run. */
 	char why[512];
 };
@@ -153,6 +156,22 @@ int session_snapshot(struct scenario_ctx *ctx, struct session *s,
 
 /* Adds the "settings" section: kernel, knobs, model, tracing. */
 void session_report_settings(struct session *s, struct report *r);
+
+/*
+ * --html FILE (html_page.c): html_begin() before the run (creates FILE,
+ * so a bad path fails before the mount); html_phase()
+ * (called by session_snapshot()) takes the first phase that read the
+ * file, html_vma() the VMAs the scenario mapped in it; html_finish()
+ * writes the page, html_end() frees it. All return 0 or -errno and do
+ * nothing without --html.
+ */
+int html_begin(struct scenario_ctx *ctx, const char *path);
+int html_phase(struct scenario_ctx *ctx, struct session *s, const char *phase,
+	       const struct testfs_log *log);
+int html_vma(struct scenario_ctx *ctx, const char *file, uint64_t first,
+	     uint64_t last, int prot);
+int html_finish(struct scenario_ctx *ctx, const char *path);
+void html_end(struct scenario_ctx *ctx);
 
 /* ------------------------------------------------------------------ */
 /* The log                                                             */

@@ -418,6 +418,9 @@ int session_snapshot(struct scenario_ctx *ctx, struct session *s,
 	if (err)
 		return scenario_fail(ctx, err, "%s: log snapshot", phase);
 	ask_tracing(s);
+	err = html_phase(ctx, s, phase, *log);
+	if (err)
+		return scenario_fail(ctx, err, "%s: the HTML page", phase);
 	if (testfs_log_lost(*log)) {
 		testfs_log_free(*log);
 		*log = NULL;

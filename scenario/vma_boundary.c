@@ -90,6 +90,8 @@ static int touch_phase(struct scenario_ctx *ctx, struct session *s, int prot,
 	if (n < 0)
 		return scenario_fail(ctx, (int)n, "touch");
 	err = session_snapshot(ctx, s, "touch", &t->log);
+	if (!err)
+		err = html_vma(ctx, s->file, t->first, t->last, prot);
 	if (err)
 		return err;
 	t->cs_err = testfs_cachestat(s->fs, s->file, 0, 0, &t->cs);

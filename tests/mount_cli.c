@@ -38,6 +38,8 @@ static const struct bad_case bad_cases[] = {
 	  "--congestion-threshold" },
 	{ { "--log-capacity", "3", "/mnt" }, "--log-capacity" },
 	{ { "--config", "/nonexistent.conf", "/mnt" }, "/nonexistent.conf" },
+	/* It used to be read forever, its memory growing without bound. */
+	{ { "--config", "/dev/zero", "/mnt" }, "'/dev/zero': not a regular" },
 	{ { "--file" }, "--file" },
 	{ { "--file", "a:1M" }, "MOUNTPOINT" },
 	{ { "/mnt", "/other" }, "/other" },

@@ -565,12 +565,15 @@ Test(bw, exact_integer_math)
 	m = model("bw:3B/s");
 	cr_assert_eq(latency_delay(m, 0, 0, 1), 333333333);
 	latency_free(m);
+	cr_assert_eq(units_transfer_ns(1ull << 33, 1), (1ull << 33) * S);
+	/* Past 2^64 ns (584 years) the transfer time saturates. */
+	cr_assert_eq(units_transfer_ns(1ull << 40, 1), UINT64_MAX);
+	/* A delay, like every duration, is capped at 1 h. */
 	m = model("bw:1B/s");
-	cr_assert_eq(latency_delay(m, 0, 0, 1ull << 33), (1ull << 33) * S);
+	cr_assert_eq(latency_delay(m, 0, 0, 1ull << 33), UNITS_DURATION_MAX);
 	latency_free(m);
-	/* Past 2^64 ns (584 years) the delay saturates. */
 	m = model("bw:1B/s");
-	cr_assert_eq(latency_delay(m, 0, 0, 1ull << 40), UINT64_MAX);
+	cr_assert_eq(latency_delay(m, 0, 0, 1ull << 40), UNITS_DURATION_MAX);
 	latency_free(m);
 }
 

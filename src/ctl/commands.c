@@ -140,6 +140,15 @@ static int drop_one(struct testfs *t, struct node *n)
 		return err;
 	}
 	for (i = 0; i < DROP_RETRIES; i++) {
+		/* Serving waits for this worker: give up rather than delay it.
+		 */
+		if (atomic_load(&t->stopping)) {
+			control_set_error(t,
+					  "drop-cache %s: testfs is stopping",
+					  n->path);
+			err = -ESHUTDOWN;
+			break;
+		}
 		err = pagecache_stat(fd, 0, 0, &st);
 		if (err == -ENOSYS) {
 			/* No cachestat(): trust the kernel's invalidation. */
@@ -335,11 +344,23 @@ static void reply_batch(struct command_batch *b, int err)
 	free(b);
 }
 
+static void worker_done(struct testfs *t)
+{
+	pthread_mutex_lock(&t->workers_lock);
+	/* Under the lock: serve() destroys the session once it sees 0. */
+	if (--t->workers == 0 && atomic_load(&t->stopping))
+		testfs_wake_loop(t);
+	pthread_cond_broadcast(&t->workers_done);
+	pthread_mutex_unlock(&t->workers_lock);
+}
+
 static void *batch_worker(void *arg)
 {
 	struct command_batch *b = arg;
+	struct testfs *t = b->t;
 
-	reply_batch(b, run_batch(b->t, b->text));
+	reply_batch(b, run_batch(t, b->text));
+	worker_done(t);
 	return NULL;
 }
 
@@ -362,11 +383,21 @@ static bool needs_worker(const char *text)
 /* Runs @b here, or on a worker when it needs the mount; @b is consumed. */
 static void start_batch(struct testfs *t, struct command_batch *b)
 {
+	bool stopping;
 	pthread_t th;
 	int err;
 
 	if (!needs_worker(b->text))
 		return reply_batch(b, run_batch(t, b->text));
+	pthread_mutex_lock(&t->workers_lock);
+	stopping = atomic_load(&t->stopping);
+	if (!stopping)
+		t->workers++;
+	pthread_mutex_unlock(&t->workers_lock);
+	if (stopping) {
+		control_set_error(t, "drop-cache: testfs is stopping");
+		return reply_batch(b, -ESHUTDOWN);
+	}
 	/*
 	 * drop-cache opens the file through this very mount, so it must not
 	 * run on the thread that serves requests.
@@ -376,6 +407,7 @@ static void start_batch(struct testfs *t, struct command_batch *b)
 		control_set_error(t, "cannot start a worker: %s",
 				  strerror(err));
 		reply_batch(b, -err);
+		worker_done(t);
 	}
 }
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "../common/clock.h"
+#include "../common/thread.h"
 #include "../common/mountinfo.h"
 #include "../fuse/testfs_i.h"
 #include "../slow/rules.h"
@@ -125,7 +126,28 @@ static int resolve_paths(struct testfs *t, struct options *o)
 	return EXIT_OK;
 }
 
-static int start_log(struct testfs *t, const struct options *o)
+/*
+ * The log file is opened before mounting: a path that must be refused is
+ * bad input (exit 2), and nothing is mounted for it.
+ */
+static int open_log(const struct options *o, int *fd)
+{
+	char why[256];
+
+	*fd = -1;
+	if (!o->log_path)
+		return EXIT_OK;
+	*fd = log_writer_open(o->log_path, why, sizeof(why));
+	if (*fd >= 0)
+		return EXIT_OK;
+	fprintf(stderr, "testfs: --log '%s': %s\n", o->log_path, why);
+	/* A refusal is bad input; a failing open (no such directory, a
+	 * read-only file system) is a runtime failure, as before. */
+	return *fd == -ELOOP || *fd == -EINVAL || *fd == -EPERM ? EXIT_USAGE
+								: EXIT_RUNTIME;
+}
+
+static int start_log(struct testfs *t, const struct options *o, int log_fd)
 {
 	int err;
 
@@ -137,11 +159,12 @@ static int start_log(struct testfs *t, const struct options *o)
 			     strerror(-err));
 		return EXIT_RUNTIME;
 	}
-	if (!o->log_path)
+	if (log_fd < 0)
 		return EXIT_OK;
-	err = log_writer_start(&t->writer, &t->log, o->log_path, t->page_size,
+	err = log_writer_start(&t->writer, &t->log, log_fd, t->page_size,
 			       name_of_ino, &t->files);
 	if (err) {
+		close(log_fd);
 		startup_fail(EXIT_RUNTIME, "--log '%s': %s", o->log_path,
 			     strerror(-err));
 		return EXIT_RUNTIME;
@@ -165,7 +188,7 @@ int main(int argc, char **argv)
 	static struct testfs t;
 	struct options o;
 	char err[1024];
-	int status;
+	int status, log_fd = -1;
 
 	options_init(&o);
 	if (options_parse(&o, argc, argv, err, sizeof(err)) != 0) {
@@ -192,6 +215,8 @@ int main(int argc, char **argv)
 	t.mtime = TESTFS_FIXED_TIME;
 	pthread_mutex_init(&t.ctl_lock, NULL);
 	pthread_mutex_init(&t.handles_lock, NULL);
+	pthread_mutex_init(&t.workers_lock, NULL);
+	cond_init_monotonic(&t.workers_done);
 	/* The rules the options built become the daemon's (ctl adds more). */
 	t.rules = o.rules;
 	o.rules = NULL;
@@ -206,12 +231,14 @@ int main(int argc, char **argv)
 		status = build_files(&t, &o);
 	if (status == EXIT_OK)
 		status = resolve_paths(&t, &o);
+	if (status == EXIT_OK)
+		status = open_log(&o, &log_fd);
 	if (status != EXIT_OK)
 		goto out_free;
 
 	startup_begin(o.foreground);
 	t.started_ns = clock_now_ns();
-	status = start_log(&t, &o);
+	status = start_log(&t, &o, log_fd);
 	if (status == EXIT_OK) {
 		status = serve(&t);
 		/* Only an empty directory goes, and only once unmounted. */
@@ -229,6 +256,8 @@ out_free:
 	free(t.mountpoint);
 	pthread_mutex_destroy(&t.ctl_lock);
 	pthread_mutex_destroy(&t.handles_lock);
+	pthread_mutex_destroy(&t.workers_lock);
+	pthread_cond_destroy(&t.workers_done);
 	options_free(&o);
 	return status;
 }

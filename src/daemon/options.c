@@ -2,9 +2,12 @@
 #include "options.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "../common/parse.h"
 #include "../slow/rules.h"
@@ -74,6 +77,12 @@ static const struct opt_desc opt_table[] = {
 };
 
 #define N_OPTS (sizeof(opt_table) / sizeof(opt_table[0]))
+
+/* Config files are small text files; anything else is refused. */
+#define CONFIG_LINE_MAX 4096u
+#define CONFIG_SIZE_MAX (1u << 20)
+/* Longest unknown key repeated in a message (the longest key has 20). */
+#define CONFIG_KEY_SHOWN_MAX 32
 
 /* The documented set served when no file is given. */
 static const char *const default_files[] = {
@@ -316,6 +325,9 @@ static int apply(struct options *o, const struct opt_desc *d, const char *val,
 		return set_int(&o->max_background, what, val, 1, 65535, err,
 			       errlen);
 	case OPT_CONGESTION:
+		/* Checked against max-background at the end: keep where. */
+		snprintf(o->congestion_what, sizeof(o->congestion_what), "%s",
+			 what);
 		return set_int(&o->congestion_threshold, what, val, 1, 65535,
 			       err, errlen);
 	case OPT_LOG:
@@ -422,7 +434,8 @@ static int finish(struct options *o, char *err, size_t errlen)
 		if (o->congestion_threshold > mb)
 			return fail(
 				err, errlen,
-				"--congestion-threshold %lld: exceeds max-background (%lld%s); raise --max-background too",
+				"%s %lld: exceeds max-background (%lld%s); raise max-background too",
+				o->congestion_what,
 				(long long)o->congestion_threshold,
 				(long long)mb,
 				o->max_background != OPT_UNSET
@@ -519,66 +532,168 @@ static char *trim(char *s)
 	return s;
 }
 
+/*
+ * Whether @key may be shown in a message. --config may be pointed at any
+ * file (say /etc/shadow), so a line that is not plainly a testfs setting
+ * is never echoed: only a short lowercase word, like the keys themselves.
+ */
+static bool key_is_showable(const char *key)
+{
+	size_t i;
+
+	if (!(*key >= 'a' && *key <= 'z'))
+		return false;
+	for (i = 0; key[i]; i++)
+		if (i >= CONFIG_KEY_SHOWN_MAX ||
+		    !((key[i] >= 'a' && key[i] <= 'z') ||
+		      (key[i] >= '0' && key[i] <= '9') || key[i] == '-' ||
+		      key[i] == '_'))
+			return false;
+	return true;
+}
+
+/* One line of a config file, NUL-terminated and already checked. */
+static int config_line(struct options *o, const char *path, unsigned lineno,
+		       char *line, char *err, size_t errlen)
+{
+	const struct opt_desc *d;
+	char *key, *val, *sep;
+	char what[192], sub[512];
+	int ret;
+
+	key = trim(line);
+	if (!*key || *key == '#')
+		return 0;
+	sep = key + strcspn(key, " \t=");
+	val = sep;
+	if (*sep) {
+		*sep = '\0';
+		val = sep + 1;
+		val = trim(val);
+		if (*val == '=')
+			val = trim(val + 1);
+	}
+	d = find_long(key, strlen(key));
+	if ((!d || !d->in_config) && !key_is_showable(key))
+		return fail(
+			err, errlen,
+			"%s:%u: not a 'key value' line of a testfs config file (its content is not shown)",
+			path, lineno);
+	if (!d || !d->in_config)
+		return fail(
+			err, errlen,
+			"%s:%u: unknown key '%s' (expected file, ra-kb, max-pages, max-background, congestion-threshold, log, log-capacity, latency, rule, error, quiet, no-auto-unmount, trace, no-trace, trace-reads or tracefs)",
+			path, lineno, key);
+	if (!d->has_arg && *val)
+		return fail(err, errlen, "%s:%u: key '%s' takes no value", path,
+			    lineno, key);
+	if (d->has_arg && !*val)
+		return fail(err, errlen, "%s:%u: key '%s' needs a value", path,
+			    lineno, key);
+	snprintf(what, sizeof(what), "%s:%u: %s", path, lineno, key);
+	ret = apply(o, d, val, what, sub, sizeof(sub));
+	if (ret)
+		return fail(err, errlen, "%s", sub);
+	return 0;
+}
+
+/*
+ * Reads a whole config file into a NUL-terminated buffer. Only a regular
+ * file of at most CONFIG_SIZE_MAX bytes: /dev/zero or a FIFO would
+ * otherwise be read forever (O_NONBLOCK: opening a FIFO does not wait).
+ */
+static int read_config(const char *path, char **out, size_t *len, char *err,
+		       size_t errlen)
+{
+	struct stat st;
+	size_t got = 0;
+	char *buf;
+	ssize_t n;
+	int fd, ret = 0;
+
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return fail(err, errlen, "--config '%s': %s", path,
+			    strerror(errno));
+	if (fstat(fd, &st) != 0) {
+		ret = fail(err, errlen, "--config '%s': %s", path,
+			   strerror(errno));
+		goto out_close;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		ret = fail(err, errlen, "--config '%s': not a regular file",
+			   path);
+		goto out_close;
+	}
+	if (st.st_size > CONFIG_SIZE_MAX)
+		goto too_big;
+	buf = malloc(CONFIG_SIZE_MAX + 2);
+	if (!buf) {
+		ret = fail(err, errlen, "out of memory");
+		goto out_close;
+	}
+	/* One byte more than allowed: a file that grew is caught too. */
+	while (got <= CONFIG_SIZE_MAX) {
+		n = read(fd, buf + got, CONFIG_SIZE_MAX + 1 - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = fail(err, errlen, "--config '%s': %s", path,
+				   strerror(errno));
+			free(buf);
+			goto out_close;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	if (got > CONFIG_SIZE_MAX) {
+		free(buf);
+		goto too_big;
+	}
+	buf[got] = '\0';
+	*out = buf;
+	*len = got;
+	close(fd);
+	return 0;
+too_big:
+	ret = fail(err, errlen, "--config '%s': larger than 1 MiB", path);
+out_close:
+	close(fd);
+	return ret;
+}
+
 int options_load_config(struct options *o, const char *path, char *err,
 			size_t errlen)
 {
-	char *line = NULL, *key, *val, *sep;
-	const struct opt_desc *d;
-	size_t cap = 0;
+	char *buf = NULL, *p, *end, *nl;
 	unsigned lineno = 0;
-	int ret = 0;
-	FILE *f;
+	size_t len = 0;
+	int ret;
 
-	f = fopen(path, "re");
-	if (!f)
-		return fail(err, errlen, "--config '%s': %s", path,
-			    strerror(errno));
-	while (getline(&line, &cap, f) >= 0) {
-		char what[160], sub[512];
-
+	ret = read_config(path, &buf, &len, err, errlen);
+	if (ret)
+		return ret;
+	end = buf + len;
+	for (p = buf; p < end && !ret; p += len + 1) {
 		lineno++;
-		key = trim(line);
-		if (!*key || *key == '#')
-			continue;
-		sep = key + strcspn(key, " \t=");
-		val = sep;
-		if (*sep) {
-			*sep = '\0';
-			val = sep + 1;
-			val = trim(val);
-			if (*val == '=')
-				val = trim(val + 1);
-		}
-		d = find_long(key, strlen(key));
-		if (!d || !d->in_config) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		len = (size_t)((nl ? nl : end) - p);
+		if (len > CONFIG_LINE_MAX)
+			ret = fail(err, errlen,
+				   "%s:%u: line longer than %u bytes", path,
+				   lineno, CONFIG_LINE_MAX);
+		else if (memchr(p, '\0', len))
 			ret = fail(
 				err, errlen,
-				"%s:%u: unknown key '%s' (expected file, ra-kb, max-pages, max-background, congestion-threshold, log, log-capacity, latency, rule, error, quiet, no-auto-unmount, trace, no-trace, trace-reads or tracefs)",
-				path, lineno, key);
-			break;
-		}
-		if (!d->has_arg && *val) {
-			ret = fail(err, errlen,
-				   "%s:%u: key '%s' takes no value", path,
-				   lineno, key);
-			break;
-		}
-		if (d->has_arg && !*val) {
-			ret = fail(err, errlen, "%s:%u: key '%s' needs a value",
-				   path, lineno, key);
-			break;
-		}
-		snprintf(what, sizeof(what), "%s:%u: %s", path, lineno, key);
-		ret = apply(o, d, val, what, sub, sizeof(sub));
-		if (ret) {
-			fail(err, errlen, "%s", sub);
-			break;
+				"%s:%u: NUL byte in the line (a config file is text)",
+				path, lineno);
+		else {
+			p[len] = '\0';
+			ret = config_line(o, path, lineno, p, err, errlen);
 		}
 	}
-	if (!ret && ferror(f))
-		ret = fail(err, errlen, "--config '%s': read error", path);
-	free(line);
-	fclose(f);
+	free(buf);
 	return ret;
 }
 
@@ -605,8 +720,9 @@ void options_usage(FILE *f)
 	      "                        congestion-threshold, log, log-capacity, latency,\n"
 	      "                        rule, error, quiet, no-auto-unmount, trace,\n"
 	      "                        no-trace, trace-reads, tracefs; '#' starts a\n"
-	      "                        comment). Options\n"
-	      "                        after --config override it.\n"
+	      "                        comment). A regular text file of at most 1 MiB,\n"
+	      "                        lines of at most 4096 bytes. Options after\n"
+	      "                        --config override it.\n"
 	      "  Without any file: big.bin 256M stamp, small.bin 1M stamp, zero.bin 64M\n"
 	      "  zero, random.bin 64M random:1, huge.bin 1T stamp, dir/nested.bin 4M stamp.\n"
 	      "\n"
@@ -643,10 +759,15 @@ void options_usage(FILE *f)
 	      "Read log:\n"
 	      "  --log PATH            also write every record to PATH as JSON Lines\n"
 	      "                        (flushed when clear/mark is acknowledged and at\n"
-	      "                        unmount)\n"
+	      "                        unmount). A new file is created with mode 0600;\n"
+	      "                        an existing one must be a regular file of the\n"
+	      "                        caller (it is truncated); a symbolic link is\n"
+	      "                        refused\n"
 	      "  --log-capacity N      records kept in memory (16..2^30, rounded up to a\n"
 	      "                        power of two; default 1048576, 144 bytes each,\n"
-	      "                        paid for as used). Overflow is counted and reported\n"
+	      "                        paid for as used, up to N x 144 bytes, and kept\n"
+	      "                        until exit: clear does not give it back).\n"
+	      "                        Overflow is counted and reported\n"
 	      "\n"
 	      "Kernel correlation (the readahead:* and filemap:* tracepoints of this\n"
 	      "mount, in a tracefs instance of its own; needs root and tracefs):\n"

@@ -44,6 +44,9 @@ struct options {
 	int64_t max_pages;
 	int64_t max_background;
 	int64_t congestion_threshold;
+	/* Where it was given ("--congestion-threshold" or "FILE:LINE: ..."),
+	 * for the check against max-background made at the end. */
+	char congestion_what[192];
 	uint64_t log_capacity;
 	bool foreground;
 	bool debug;

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../common/mountinfo.h"
@@ -34,6 +35,70 @@ static void stop_serving(struct testfs *t)
 {
 	fuse_session_exit(t->se);
 	pthread_kill(serving_thread, SIGTERM);
+}
+
+void testfs_wake_loop(struct testfs *t)
+{
+	stop_serving(t);
+}
+
+/*
+ * A drop-cache worker may be waiting for this loop: its open() goes
+ * through the mount, and its eviction waits for pages under a read the
+ * loop has yet to answer. So serving goes on until the last worker has
+ * ended (it ends the loop again); only then may the device be closed and
+ * the session destroyed, with nothing left to write to them. The wait is
+ * short: a worker gives up its retries once stopping is set.
+ */
+static void drain_workers(struct testfs *t)
+{
+	struct timespec ts;
+
+	pthread_mutex_lock(&t->workers_lock);
+	atomic_store(&t->stopping, true);
+	while (t->workers) {
+		pthread_mutex_unlock(&t->workers_lock);
+		fuse_session_loop(t->se);
+		pthread_mutex_lock(&t->workers_lock);
+		if (!t->workers)
+			break;
+		/* The loop ended without them (the mount is gone): their
+		 * requests fail now; wait for them without spinning. */
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_nsec += 50 * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&t->workers_done, &t->workers_lock, &ts);
+	}
+	pthread_mutex_unlock(&t->workers_lock);
+}
+
+/*
+ * Whether the session error @ret just means the mount went away. libfuse
+ * ends the loop quietly on ENODEV; but when the last file of a lazily
+ * unmounted mount is closed while a read is in flight, the kernel ends the
+ * connection with ECONNABORTED. An abort through
+ * /sys/fs/fuse/connections gives that error too and is not an unmount:
+ * there the mount is still in mountinfo.
+ */
+static bool unmounted(struct testfs *t, int ret)
+{
+	struct mount_entry me;
+	bool ours;
+
+	if (ret != -ECONNABORTED && ret != -ENODEV)
+		return false;
+	if (!mountinfo_find(t->mountpoint, &me) ||
+	    strcmp(me.fstype, "fuse.testfs") != 0)
+		return true;
+	/* Another testfs mounted there since is not this one. */
+	pthread_mutex_lock(&t->ctl_lock);
+	ours = !t->knobs.bdi[0] ||
+	       me.dev == makedev(t->knobs.dev_major, t->knobs.dev_minor);
+	pthread_mutex_unlock(&t->ctl_lock);
+	return !ours;
 }
 
 static uint64_t writer_sync(void *arg)
@@ -261,12 +326,13 @@ int serve(struct testfs *t)
 			watching = true;
 	}
 	ret = fuse_session_loop(t->se);
+	drain_workers(t);
 	/* Delayed replies still queued are answered before unmounting. */
 	delay_queue_stop(t->delays);
 	t->delays = NULL;
 	/* libfuse reports the signal that ended the loop as a positive value.
 	 */
-	if (ret > 0)
+	if (ret > 0 || unmounted(t, ret))
 		ret = 0;
 	status = ret == 0 ? 0 : 1;
 	/* Start-up failed after mounting (the ready thread ended it). */

@@ -121,6 +121,14 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		return (void)fuse_reply_err(req, ENOENT);
 	if (n->kind == NODE_DIR)
 		return (void)fuse_reply_err(req, EISDIR);
+	/*
+	 * O_TRUNC reaches here even with O_RDONLY (atomic_o_trunc), and
+	 * accepting it would make the kernel empty the file's page cache.
+	 * ctl is the exception: "echo cmd > ctl" truncates nothing.
+	 */
+	if ((fi->flags & O_TRUNC) &&
+	    !(n->kind == NODE_CONTROL && n->control == CONTROL_CTL))
+		return (void)fuse_reply_err(req, EROFS);
 	if (n->kind == NODE_FILE) {
 		if (acc != O_RDONLY)
 			return (void)fuse_reply_err(req, EROFS);
@@ -307,6 +315,73 @@ static void fs_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 		      size);
 }
 
+/*
+ * Nothing in the tree ever changes: requests that would change it answer
+ * EROFS, as a read-only mount does, rather than ENOSYS (which the kernel
+ * remembers and turns into other errors, such as EOPNOTSUPP for xattrs).
+ */
+static void fs_create(fuse_req_t req, fuse_ino_t parent, const char *name,
+		      mode_t mode, struct fuse_file_info *fi)
+{
+	(void)parent, (void)name, (void)mode, (void)fi;
+	fuse_reply_err(req, EROFS);
+}
+
+static void fs_mknod(fuse_req_t req, fuse_ino_t parent, const char *name,
+		     mode_t mode, dev_t rdev)
+{
+	(void)parent, (void)name, (void)mode, (void)rdev;
+	fuse_reply_err(req, EROFS);
+}
+
+static void fs_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
+		     mode_t mode)
+{
+	(void)parent, (void)name, (void)mode;
+	fuse_reply_err(req, EROFS);
+}
+
+static void fs_remove(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	(void)parent, (void)name;
+	fuse_reply_err(req, EROFS);
+}
+
+static void fs_symlink(fuse_req_t req, const char *link, fuse_ino_t parent,
+		       const char *name)
+{
+	(void)link, (void)parent, (void)name;
+	fuse_reply_err(req, EROFS);
+}
+
+static void fs_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
+		    const char *newname)
+{
+	(void)ino, (void)newparent, (void)newname;
+	fuse_reply_err(req, EROFS);
+}
+
+static void fs_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
+		      fuse_ino_t newparent, const char *newname,
+		      unsigned int flags)
+{
+	(void)parent, (void)name, (void)newparent, (void)newname, (void)flags;
+	fuse_reply_err(req, EROFS);
+}
+
+static void fs_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
+			const char *value, size_t size, int flags)
+{
+	(void)ino, (void)name, (void)value, (void)size, (void)flags;
+	fuse_reply_err(req, EROFS);
+}
+
+static void fs_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
+{
+	(void)ino, (void)name;
+	fuse_reply_err(req, EROFS);
+}
+
 static void fs_opendir(fuse_req_t req, fuse_ino_t ino,
 		       struct fuse_file_info *fi)
 {
@@ -419,4 +494,14 @@ const struct fuse_lowlevel_ops testfs_ops = {
 	.opendir = fs_opendir,
 	.readdir = fs_readdir,
 	.statfs = fs_statfs,
+	.create = fs_create,
+	.mknod = fs_mknod,
+	.mkdir = fs_mkdir,
+	.unlink = fs_remove,
+	.rmdir = fs_remove,
+	.symlink = fs_symlink,
+	.link = fs_link,
+	.rename = fs_rename,
+	.setxattr = fs_setxattr,
+	.removexattr = fs_removexattr,
 };

@@ -79,6 +79,15 @@ struct testfs {
 	/* Control commands and the error file. */
 	pthread_mutex_t ctl_lock;
 	char error[512];
+	/*
+	 * Workers running ctl commands that need the mount (drop-cache):
+	 * serving goes on until the last has ended (see serve()). stopping
+	 * is set once serving is ending; no worker starts after it.
+	 */
+	pthread_mutex_t workers_lock;
+	pthread_cond_t workers_done;
+	unsigned workers;
+	atomic_bool stopping;
 	/* Open control handles (snapshots and ctl sessions). */
 	pthread_mutex_t handles_lock;
 	struct handle_link handles;
@@ -108,6 +117,12 @@ uint64_t testfs_correlate_sync(struct testfs *t);
 
 /* Syncs, then closes every readahead window of @ino (drop-cache). */
 void testfs_correlate_forget(struct testfs *t, uint64_t ino);
+
+/*
+ * Ends the request loop (as a signal would). Called by the last worker
+ * once serving is ending, with workers_lock held.
+ */
+void testfs_wake_loop(struct testfs *t);
 
 extern const struct fuse_lowlevel_ops testfs_ops;
 

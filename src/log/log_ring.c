@@ -116,17 +116,22 @@ uint64_t log_ring_walk_range(struct log_ring *ring, uint64_t from, uint64_t to,
 
 	if (to > head)
 		to = head;
-	end = max < to - from ? from + max : to;
-	if (from >= end)
+	if (from >= to || !max)
 		return from;
 	if (head > ring->capacity && pos < head - ring->capacity) {
 		lost_from = pos;
 		nlost = head - ring->capacity - pos;
-		if (nlost > end - pos)
-			nlost = end - pos;
+		if (nlost > to - pos)
+			nlost = to - pos;
 		pos += nlost;
 	}
-	for (; pos < end; pos++) {
+	/*
+	 * @max counts the records visited, not the lost ones: a run of lost
+	 * records is reported whole (one line in the JSON log), however many
+	 * steps a reader walks the ring in.
+	 */
+	end = max < to - pos ? pos + max : to;
+	for (; pos < to; pos++) {
 		enum log_read_result r = log_ring_read(ring, pos, &rec);
 
 		if (r == LOG_READ_PENDING)
@@ -137,6 +142,8 @@ uint64_t log_ring_walk_range(struct log_ring *ring, uint64_t from, uint64_t to,
 			nlost++;
 			continue;
 		}
+		if (pos >= end)
+			break;
 		if (nlost) {
 			if (lost)
 				lost(arg, lost_from + 1, nlost);

@@ -33,6 +33,9 @@ struct log_slot {
 	struct log_record rec;
 };
 
+/* --help and the README give the ring's memory as 144 bytes a record. */
+_Static_assert(sizeof(struct log_slot) == 144, "a slot is 144 bytes");
+
 struct log_ring {
 	struct log_slot *slots;
 	uint64_t capacity; /* a power of two */
@@ -45,7 +48,11 @@ struct log_ring {
 /*
  * Sets up a ring of at least @capacity records (rounded up to a power of
  * two, LOG_RING_MIN..LOG_RING_MAX). Memory is reserved, not touched: it is
- * paid for as records arrive. Returns 0, -EINVAL or -ENOMEM.
+ * paid for as records arrive, up to capacity x sizeof(struct log_slot)
+ * (144 bytes), and kept until log_ring_destroy(). A clear does not give it
+ * back: producers write any slot at any time without a lock, so no part of
+ * the ring can be unmapped while they run without losing a record.
+ * Returns 0, -EINVAL or -ENOMEM.
  */
 int log_ring_init(struct log_ring *ring, uint64_t capacity);
 void log_ring_destroy(struct log_ring *ring);
@@ -105,7 +112,10 @@ typedef void (*log_lost_fn)(void *arg, uint64_t first_seq, uint64_t count);
 uint64_t log_ring_walk(struct log_ring *ring, uint64_t from, log_visit_fn visit,
 		       log_lost_fn lost, void *arg);
 
-/* The same, stopping before position @to or after @max positions. */
+/*
+ * The same, stopping before position @to or after @max records visited
+ * (lost ones do not count: a run of them is reported whole).
+ */
 uint64_t log_ring_walk_range(struct log_ring *ring, uint64_t from, uint64_t to,
 			     uint64_t max, log_visit_fn visit, log_lost_fn lost,
 			     void *arg);

@@ -5,6 +5,9 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <time.h>
@@ -33,14 +36,32 @@ struct log_writer {
 	bool stop;
 	uint64_t cursor;
 	uint64_t lost;
+	/* A loss seen but not written yet (see writer_put_loss()). */
+	uint64_t pending_first;
+	uint64_t pending_lost;
 	int error;
 	struct strbuf buf;
 };
+
+/*
+ * A loss is written once it is known to be whole: before the next record
+ * written, or at the end. A run of overwritten records that two drains see
+ * in two parts is then still one line.
+ */
+static void writer_put_loss(struct log_writer *w)
+{
+	if (!w->pending_lost)
+		return;
+	log_json_lost(&w->buf, w->pending_first, w->pending_lost);
+	w->pending_lost = 0;
+}
 
 static void writer_visit(void *arg, const struct log_record *rec)
 {
 	struct log_writer *w = arg;
 	const char *name = NULL;
+
+	writer_put_loss(w);
 
 	if (rec->kind == LOG_READ)
 		name = w->name_of(w->name_ctx, rec->read.ino);
@@ -54,7 +75,14 @@ static void writer_lost(void *arg, uint64_t first_seq, uint64_t count)
 	struct log_writer *w = arg;
 
 	w->lost += count;
-	log_json_lost(&w->buf, first_seq, count);
+	if (w->pending_lost &&
+	    w->pending_first + w->pending_lost == first_seq) {
+		w->pending_lost += count;
+		return;
+	}
+	writer_put_loss(w);
+	w->pending_first = first_seq;
+	w->pending_lost = count;
 }
 
 static int write_all(int fd, const char *p, size_t len)
@@ -73,8 +101,8 @@ static int write_all(int fd, const char *p, size_t len)
 	return 0;
 }
 
-/* Called with w->lock held. */
-static int drain_locked(struct log_writer *w)
+/* Called with w->lock held; @last: no record follows, end any loss. */
+static int drain_locked(struct log_writer *w, bool last)
 {
 	int err;
 
@@ -90,6 +118,8 @@ static int drain_locked(struct log_writer *w)
 	}
 	w->cursor = log_ring_walk_range(w->ring, w->cursor, to, UINT64_MAX,
 					writer_visit, writer_lost, w);
+	if (last)
+		writer_put_loss(w);
 	if (w->buf.oom)
 		err = -ENOMEM;
 	else
@@ -116,15 +146,82 @@ static void *writer_main(void *arg)
 			ts.tv_nsec -= 1000000000L;
 		}
 		pthread_cond_timedwait(&w->wake, &w->lock, &ts);
-		drain_locked(w);
+		drain_locked(w, false);
 	}
 	pthread_mutex_unlock(&w->lock);
 	return NULL;
 }
 
-int log_writer_start(struct log_writer **out, struct log_ring *ring,
-		     const char *path, uint32_t page_size, log_name_fn name_of,
-		     void *name_ctx)
+/*
+ * The log is written with the daemon's privileges, often root's, to a path
+ * another user may control (a planted link in /tmp): never follow a link,
+ * never open a device or a FIFO (O_NONBLOCK: a FIFO without a reader fails
+ * instead of blocking), and never truncate a file somebody else owns.
+ */
+int log_writer_open(const char *path, char *why, size_t whylen)
+{
+	struct stat before, st;
+	bool existed;
+	int fd, err;
+
+	existed = lstat(path, &before) == 0;
+	if (existed && S_ISLNK(before.st_mode))
+		goto refuse_link;
+	if (existed && !S_ISREG(before.st_mode))
+		goto refuse_type;
+	fd = open(path,
+		  O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_NONBLOCK |
+			  O_NOCTTY | O_CLOEXEC,
+		  0600);
+	if (fd < 0) {
+		err = errno;
+		if (err == ELOOP)
+			goto refuse_link;
+		if (err == ENXIO || err == EISDIR)
+			goto refuse_type;
+		snprintf(why, whylen, "%s", strerror(err));
+		return -err;
+	}
+	/* Whatever the path named at lstat() time, judge what was opened. */
+	if (fstat(fd, &st) != 0) {
+		err = errno;
+		close(fd);
+		snprintf(why, whylen, "%s", strerror(err));
+		return -err;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		goto refuse_type;
+	}
+	if (st.st_uid != getuid()) {
+		close(fd);
+		snprintf(
+			why, whylen,
+			"refused: owned by uid %u, not by the caller (uid %u); remove it or choose another path",
+			(unsigned)st.st_uid, (unsigned)getuid());
+		return -EPERM;
+	}
+	if (fcntl(fd, F_SETFL, O_APPEND) != 0 || ftruncate(fd, 0) != 0) {
+		err = errno;
+		close(fd);
+		snprintf(why, whylen, "%s", strerror(err));
+		return -err;
+	}
+	return fd;
+refuse_link:
+	snprintf(
+		why, whylen,
+		"refused: a symbolic link (testfs does not follow links for its log)");
+	return -ELOOP;
+refuse_type:
+	snprintf(
+		why, whylen,
+		"refused: not a regular file (a new file is created with mode 0600, an existing regular file of the caller is truncated)");
+	return -EINVAL;
+}
+
+int log_writer_start(struct log_writer **out, struct log_ring *ring, int fd,
+		     uint32_t page_size, log_name_fn name_of, void *name_ctx)
 {
 	struct log_writer *w;
 	int err;
@@ -132,12 +229,7 @@ int log_writer_start(struct log_writer **out, struct log_ring *ring,
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
-	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_APPEND,
-		     0644);
-	if (w->fd < 0) {
-		err = -errno;
-		goto out_free;
-	}
+	w->fd = fd;
 	w->ring = ring;
 	w->page_size = page_size;
 	w->name_of = name_of;
@@ -147,14 +239,12 @@ int log_writer_start(struct log_writer **out, struct log_ring *ring,
 	cond_init_monotonic(&w->wake);
 	err = -thread_start_quiet(&w->thread, writer_main, w, false);
 	if (err)
-		goto out_close;
+		goto out_destroy;
 	*out = w;
 	return 0;
-out_close:
+out_destroy:
 	pthread_cond_destroy(&w->wake);
 	pthread_mutex_destroy(&w->lock);
-	close(w->fd);
-out_free:
 	free(w);
 	return err;
 }
@@ -164,7 +254,7 @@ int log_writer_flush(struct log_writer *w)
 	int err;
 
 	pthread_mutex_lock(&w->lock);
-	err = drain_locked(w);
+	err = drain_locked(w, false);
 	pthread_mutex_unlock(&w->lock);
 	return err;
 }
@@ -197,7 +287,7 @@ int log_writer_stop(struct log_writer *w)
 	pthread_cond_signal(&w->wake);
 	pthread_mutex_unlock(&w->lock);
 	pthread_join(w->thread, NULL);
-	drain_locked(w);
+	drain_locked(w, true);
 	if (fsync(w->fd) && !w->error && errno != EINVAL)
 		w->error = -errno;
 	if (close(w->fd) && !w->error)

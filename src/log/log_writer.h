@@ -3,11 +3,13 @@
  * --log PATH: a thread that drains the ring into a JSON Lines file. The
  * read path never waits for it; it wakes on a timer and on flush requests.
  * Records it could not write before the ring overwrote them are written as
- * a {"lost":N,...} line, never skipped silently.
+ * a {"lost":N,...} line, never skipped silently: one line per contiguous
+ * run, written before the next record or when the writer stops.
  */
 #ifndef TESTFS_LOG_WRITER_H
 #define TESTFS_LOG_WRITER_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "log_ring.h"
@@ -17,12 +19,21 @@ typedef const char *(*log_name_fn)(void *ctx, uint64_t ino);
 struct log_writer;
 
 /*
- * Opens (creates or truncates) @path and starts the thread. Returns 0 or a
- * negative errno (the file could not be opened, or no thread).
+ * Opens @path for the log: creates it with mode 0600, or truncates an
+ * existing regular file that the caller (real uid) owns. Refuses a symbolic
+ * link (-ELOOP), anything that is not a regular file (-EINVAL) and a file
+ * of another user (-EPERM), leaving them untouched. Returns the descriptor,
+ * or a negative errno with the reason in @why.
  */
-int log_writer_start(struct log_writer **out, struct log_ring *ring,
-		     const char *path, uint32_t page_size, log_name_fn name_of,
-		     void *name_ctx);
+int log_writer_open(const char *path, char *why, size_t whylen);
+
+/*
+ * Starts the thread writing to @fd (from log_writer_open(), owned by the
+ * writer from then on). Returns 0 or a negative errno (no thread; @fd is
+ * left to the caller).
+ */
+int log_writer_start(struct log_writer **out, struct log_ring *ring, int fd,
+		     uint32_t page_size, log_name_fn name_of, void *name_ctx);
 
 /* Writes everything published so far; returns 0 or the write error. */
 int log_writer_flush(struct log_writer *w);

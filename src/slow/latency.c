@@ -295,7 +295,7 @@ static uint64_t draw_ns(double ns)
 uint64_t latency_delay(struct latency_model *m, uint64_t now_ns, uint64_t off,
 		       uint64_t len)
 {
-	uint64_t start;
+	uint64_t start, d;
 	double z;
 
 	if (!m)
@@ -319,9 +319,17 @@ uint64_t latency_delay(struct latency_model *m, uint64_t now_ns, uint64_t off,
 		start = m->b > now_ns ? m->b : now_ns;
 		m->b = units_transfer_ns(len, m->a);
 		m->b = m->b > UINT64_MAX - start ? UINT64_MAX : start + m->b;
+		/*
+		 * Capped like every duration (bw:1B/s would make a 16 KiB
+		 * read wait 4.5 h); the channel is free when the capped
+		 * transfer ends, so the backlog cannot grow past the cap.
+		 */
+		if (m->b - now_ns > UNITS_DURATION_MAX)
+			m->b = now_ns + UNITS_DURATION_MAX;
 		return m->b - now_ns;
 	case LATENCY_DEVICE:
-		return device_delay(m->dev, now_ns, off, len);
+		d = device_delay(m->dev, now_ns, off, len);
+		return d < UNITS_DURATION_MAX ? d : UNITS_DURATION_MAX;
 	}
 	return 0;
 }

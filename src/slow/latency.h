@@ -22,7 +22,9 @@
  * MiB, GiB, TiB (powers of 1024) and "/s" ("1.6GB/s"). Random models are
  * reproducible: the same spec (seed 0 when none is given) gives the same
  * sequence of delays, on any machine. Random draws are rounded to the
- * nearest nanosecond and capped at 1h.
+ * nearest nanosecond. Every delay, including those derived from a rate
+ * (bw:, a device's bw=) and a device's queue, is capped at 1h: a rate as
+ * low as 1B/s is accepted, and a read then waits at most 1h.
  *
  * Device models queue requests. A device has qd slots, each busy until
  * some time, and one transfer channel. A request arriving at now starts

@@ -1,0 +1,351 @@
+/*
+ * testfs report page, part 3 of 3: the tables, the legend and the page
+ * itself. When everything is drawn, #status gets data-state="ok" and
+ * the counts of what was drawn (data-ranges, data-windows), which the
+ * test suite reads back; an exception sets data-state="error" (part 1).
+ */
+/* ---------------------------------------------------------------- */
+/* Tables                                                            */
+/* ---------------------------------------------------------------- */
+
+function table(parent, heads, rows, leftCols) {
+	var t = html('table', {}, null, parent);
+	var tr = html('tr', {}, null, html('thead', {}, null, t));
+	heads.forEach(function (h, k) {
+		html('th', leftCols.indexOf(k) >= 0 ? { 'class': 'l' } : {}, h,
+			tr);
+	});
+	var tb = html('tbody', {}, null, t);
+	return rows.map(function (row) {
+		var r = html('tr', {}, null, tb);
+		row.forEach(function (c, k) {
+			html('td', leftCols.indexOf(k) >= 0 ? { 'class': 'l' } :
+				{}, c, r);
+		});
+		return r;
+	});
+}
+
+function highlight(id, on) {
+	var els = document.querySelectorAll('[data-w="' + id + '"]');
+	for (var k = 0; k < els.length; k++)
+		els[k].classList.toggle('hl', on);
+}
+
+function windowsTable(parent, maps) {
+	var rows = windowIds.map(function (id) {
+		var w = windows[id];
+		return [id, D.files[w.file][0], w.cause,
+			w.trigger >= 0 ? w.trigger : '-', w.start, w.size,
+			w.async, w.marker >= 0 ? w.marker : '-', w.read,
+			w.reads.map(function (i) {
+				return '#' + D.ranges[i][R_SEQ];
+			}).join(' '), w.late ? 'late' : ''];
+	});
+	var box = html('div', { 'class': 'scroll' }, null, parent);
+	var trs = table(box, ['window', 'file', 'cause', 'trigger', 'start',
+		'size', 'async', 'marker', 'pages read', 'FUSE reads',
+		'waited'], rows, [1, 2, 9, 10]);
+	trs.forEach(function (tr, k) {
+		var w = windows[windowIds[k]];
+		var sw = html('span', { 'class': 'sw' }, null, null);
+		sw.style.background = color(w.cause);
+		tr.children[2].insertBefore(sw, tr.children[2].firstChild);
+		tr.addEventListener('mouseenter', function () {
+			highlight(w.id, true);
+		});
+		tr.addEventListener('mouseleave', function () {
+			highlight(w.id, false);
+		});
+		tr.addEventListener('click', function () {
+			var m = maps[w.file];
+			if (m)
+				m.setView(w.start - w.size, w.start + 2 * w.size);
+		});
+	});
+}
+
+function verdictsTable(parent) {
+	var trs = table(parent, ['policy', 'expected', 'observed', 'verdict'],
+		D.verdicts, [0, 1, 2, 3]);
+	trs.forEach(function (tr, k) {
+		var v = D.verdicts[k][3];
+		if (/^match/.test(v))
+			tr.className = 'matches';
+		else if (/^differ/.test(v))
+			tr.className = 'differs';
+	});
+}
+
+function legend(parent) {
+	var l = html('div', { 'class': 'legend' }, null, parent);
+	var used = {};
+	D.ranges.forEach(function (g) { used[g[R_CAUSE]] = 1; });
+	CAUSES.forEach(function (c) {
+		if (!used[c[0]])
+			return;
+		var s = html('span', { title: c[2] }, null, l);
+		html('span', { 'class': 'sw' }, null, s).style.background = c[1];
+		s.appendChild(document.createTextNode(c[0] + ': ' + c[2]));
+	});
+	/* Only what the page has. */
+	var types = {}, late = 0;
+	D.accesses.forEach(function (a) {
+		types[a[A_TYPE]] = 1;
+		late += a[A_LATE];
+	});
+	D.ranges.forEach(function (g) { late += g[R_LATE]; });
+	var items = [
+		[D.vmas.length, '#f0f0f0', 'VMA (dashed lines: its ends)'],
+		[types.fault || types.read, '#000',
+			'accessed (fault or read(2))'],
+		[types.map, '#aaa', 'mapped by fault-around'],
+		[late, LATE, 'late: an access waited for the read']];
+	items.filter(function (it) { return it[0]; }).map(function (it) {
+		return it.slice(1);
+	}).forEach(function (it) {
+		var s = html('span', {}, null, l);
+		html('span', { 'class': 'sw' }, null, s).style.background = it[0];
+		s.appendChild(document.createTextNode(it[1]));
+	});
+	['▼ marker page: touching it starts the next window',
+	 'time line: hatched = injected delay',
+	 'outline dashed = async, dotted = read-around',
+	 '× = an access that waited for a read, • = one that did not'
+	].forEach(function (t) { html('span', {}, t, l); });
+}
+
+/* ---------------------------------------------------------------- */
+/* The page                                                          */
+/* ---------------------------------------------------------------- */
+
+function button(parent, text, fn) {
+	var b = html('button', { type: 'button' }, text, parent);
+	b.addEventListener('click', fn);
+	return b;
+}
+
+function fileSection(root, f, width, maps) {
+	html('h2', {}, 'File ' + f.name + (f.pages ? ' (' + f.pages +
+		' pages)' : ' (size unknown: EOF not drawn)'), root);
+	var out = outsideRegions(f);
+	if (out.length) {
+		var st = html('div', { 'class': 'story' }, null, root);
+		var fetched = 0, vpages = 0;
+		fetchedOf(f).forEach(function (e) { fetched += e[1] - e[0]; });
+		f.vmas.forEach(function (i) {
+			vpages += D.vmas[i][2] - D.vmas[i][1] + 1;
+		});
+		var lead = html('p', {}, null, st);
+		html('b', {}, 'The kernel read ' + fetched + ' pages of ' +
+			f.name + ' for ' + (f.vmas.length > 1 ? f.vmas.length +
+			' VMAs of ' + vpages + ' pages' : 'a VMA of ' + vpages +
+			' pages') + ': ' + listOf(out.map(function (o) {
+			return (o.end - o.first) + ' pages ' + (o.where ===
+				'between' ? 'between them' : o.where + ' it');
+		})) + ', which nothing can reach through this mapping.',
+			lead);
+		out.forEach(function (o) {
+			var p = html('p', {}, null, st), so = storyOf(f, o);
+			html('b', {}, so[0] + ' ', p);
+			p.appendChild(document.createTextNode(so[1]));
+		});
+	} else if (f.vmas.length && f.ranges.length) {
+		html('p', { 'class': 'note' }, 'Every fetched page lies ' +
+			'inside the VMA' + (f.vmas.length > 1 ? 's' : '') + '.',
+			root);
+	}
+	var tools = html('div', { 'class': 'tools' }, null, root);
+	var info = html('span', { 'class': 'viewinfo' }, null, null);
+	var max = f.pages || f.end || 1;
+	var m = new MapView(f, width, { a: 0, b: max }, { main: true,
+		interactive: true, info: info,
+		caption: 'The whole file' });
+	m.home = [0, max];
+	maps[f.i] = m;
+	button(tools, 'whole file', function () { m.reset(); });
+	var fe = fetchedOf(f);
+	if (fe.length)
+		button(tools, 'fetched pages', function () {
+			var a = fe[0][0], b = fe[fe.length - 1][1];
+			m.setView(a - (b - a) * 0.05, b + (b - a) * 0.05);
+		});
+	f.vmas.forEach(function (i) {
+		var v = D.vmas[i], pad = 48;
+		button(tools, 'VMA ' + v[1] + ' start', function () {
+			m.setView(v[1] - pad, v[1] + pad);
+		});
+		button(tools, 'end', function () {
+			m.setView(v[2] + 1 - pad, v[2] + 1 + pad);
+		});
+	});
+	button(tools, '−', function () {
+		var s = m.view.b - m.view.a;
+		m.setView(m.view.a - s / 2, m.view.b + s / 2);
+	});
+	button(tools, '+', function () {
+		var s = m.view.b - m.view.a;
+		m.setView(m.view.a + s / 4, m.view.b - s / 4);
+	});
+	var inp = html('input', { type: 'text', placeholder: 'pages A-B' },
+		null, tools);
+	inp.addEventListener('change', function () {
+		var r = /^\s*(\d+)\s*(?:-\s*(\d+))?\s*$/.exec(inp.value);
+		if (r)
+			m.setView(+r[1], (r[2] !== undefined ? +r[2] : +r[1]) + 1);
+	});
+	tools.appendChild(info);
+	root.appendChild(m.el);
+	/* A link can open the page on a range: page.html#pages=1000-1050. */
+	var hash = /pages=(\d+)-(\d+)/.exec(location.hash);
+	if (hash && +hash[2] >= +hash[1])
+		m.setView(+hash[1], +hash[2] + 1);
+	else
+		m.draw();
+
+	/* Close-ups of each place where pages were fetched outside a VMA. */
+	if (out.length) {
+		var row = html('div', { style: 'display:flex;flex-wrap:wrap;' +
+			'gap:8px;margin-top:6px' }, null, root);
+		var iw = out.length > 1 ? Math.floor((width - 20) / 2) : width;
+		out.slice(0, 4).forEach(function (o) {
+			var edge = o.where === 'before' ? o.vma[0] : o.vma[1];
+			var n = o.end - o.first;
+			var span = Math.max(48, Math.min(6 * n, 512));
+			var a = o.where === 'before' ? edge - span * 0.6 :
+				edge - span * 0.4;
+			var z = new MapView(f, iw, { a: a, b: a + span }, {
+				interactive: true, why: true, caption: 'Close-up: ' + n +
+				' page' + (n === 1 ? '' : 's') + ' ' + o.where +
+				' the VMA (drag, wheel)' });
+			z.home = [a, a + span];
+			row.appendChild(z.el);
+		});
+	}
+
+	html('h3', {}, 'Time line: each FUSE read as a bar from arrival to ' +
+		'reply (pages follow the zoom of the page map)', root);
+	var tl = new TimeView(f, width, m);
+	m.listeners.push(function () {
+		tl.pv.a = m.view.a;
+		tl.pv.b = m.view.b;
+		tl.draw();
+	});
+	root.appendChild(tl.el);
+}
+
+function summary(root) {
+	var reads = D.ranges.length, pages = 0, late = 0, lateAcc = 0;
+	D.ranges.forEach(function (g) {
+		pages += g[R_PAGES];
+		late += g[R_LATE];
+	});
+	D.accesses.forEach(function (a) { lateAcc += a[A_LATE]; });
+	var s = html('div', { 'class': 'summary' }, null, root);
+	[[reads, 'FUSE reads'], [pages, 'pages read'],
+	 [windowIds.length, 'readahead windows'],
+	 [lateAcc, 'accesses that waited for a read'],
+	 [D.vmas.length, 'VMAs']].forEach(function (it) {
+		var e = html('span', {}, null, s);
+		html('b', {}, String(it[0]), e);
+		e.appendChild(document.createTextNode(' ' + it[1]));
+	});
+	void late;
+}
+
+function main() {
+	var root = document.getElementById('page');
+	/* Minus the 1px borders of the pictures. */
+	var width = Math.max(900, Math.min(1600, root.clientWidth - 4));
+	document.title = D.title;
+	html('h1', {}, D.title, root);
+	if (D.subtitle)
+		html('div', { 'class': 'sub' }, D.subtitle, root);
+	summary(root);
+	if (D.lost)
+		html('p', { 'class': 'warn' }, D.lost + ' records were lost ' +
+			'(the log overflowed): the picture is incomplete.',
+			root);
+	if (!D.ranges.length)
+		html('p', { 'class': 'warn' }, 'The log holds no FUSE read.',
+			root);
+	legend(root);
+	var maps = {};
+	files.forEach(function (f) {
+		if (f.ranges.length || f.accesses.length || f.vmas.length)
+			fileSection(root, f, width, maps);
+	});
+	if (D.verdicts.length) {
+		html('h2', {}, 'Readahead policies: expected and observed',
+			root);
+		verdictsTable(root);
+	}
+	if (windowIds.length) {
+		html('h2', {}, 'Readahead windows (hover: highlight, click: ' +
+			'zoom)', root);
+		windowsTable(root, maps);
+	}
+	if (D.notes.length) {
+		html('h2', {}, 'In plain words', root);
+		D.notes.forEach(function (n) {
+			html('p', { 'class': 'note' }, n, root);
+		});
+	}
+
+	/* What the test suite checks: what was drawn, in the main maps. */
+	var drawn = {}, wins = document.querySelectorAll(
+		'svg.map.main rect.window');
+	for (var k = 0; k < wins.length; k++)
+		drawn[wins[k].getAttribute('data-w')] = 1;
+	status.setAttribute('data-ranges', document.querySelectorAll(
+		'svg.map.main rect.range').length);
+	status.setAttribute('data-windows', Object.keys(drawn).length);
+	status.setAttribute('data-timeline', document.querySelectorAll(
+		'svg.time rect.tlrange').length);
+	if (status.getAttribute('data-state') === 'loading')
+		status.setAttribute('data-state', 'ok');
+	if (/selftest/.test(location.hash))
+		selftest(maps);
+}
+
+/*
+ * page.html#selftest: what a reader does, done by the page itself in a
+ * headless browser (the test suite reads data-selftest back): the mouse
+ * wheel zooms the map in, the map goes down to single pages, and
+ * hovering a read shows its record.
+ */
+function selftest(maps) {
+	var keys = Object.keys(maps), bad = [];
+	if (!keys.length)
+		return status.setAttribute('data-selftest', 'no map');
+	var m = maps[keys[0]], el = m.el, span = m.view.b - m.view.a;
+	var r = el.getBoundingClientRect();
+	el.dispatchEvent(new WheelEvent('wheel', { deltaY: -100,
+		clientX: r.left + r.width / 2, clientY: r.top + 20,
+		bubbles: true, cancelable: true }));
+	if (!(m.view.b - m.view.a < span))
+		bad.push('the wheel did not zoom in');
+	var g = D.ranges[m.f.ranges[0]];
+	m.setView(g[R_FIRST], g[R_FIRST] + 8);
+	var px = (m.w - LABEL_W - 8) / (m.view.b - m.view.a);
+	var ticks = 0;
+	el.querySelectorAll('text').forEach(function (t) {
+		if (t.textContent === String(g[R_FIRST] + 1))
+			ticks++;
+	});
+	if (px < 50 || !ticks)
+		bad.push('no single-page view (' + px.toFixed(1) + ' px/page)');
+	var rect = el.querySelector('rect.range');
+	var b = rect.getBoundingClientRect();
+	rect.dispatchEvent(new MouseEvent('mousemove', { bubbles: true,
+		clientX: b.left + 2, clientY: b.top + 2 }));
+	var seq = D.ranges[+rect.getAttribute('data-k').slice(2)][R_SEQ];
+	if (tip.style.display !== 'block' ||
+	    tip.textContent.indexOf('FUSE read #' + seq) < 0)
+		bad.push('hovering a read showed "' + tip.textContent + '"');
+	m.reset();
+	status.setAttribute('data-selftest', bad.length ? bad.join('; ') :
+		'ok');
+}
+
+main();

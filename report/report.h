@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * @file report.h
+ *
+ * The picture of one testfs run: a model of what readahead did (files,
+ * VMAs, every FUSE read with its kernel decision, the accesses, the
+ * windows, the policy verdicts) and its rendering as one self-contained
+ * HTML page (inline SVG, a little plain JS and CSS, nothing fetched from
+ * the network), for testfs-report and testfs-scenario --html.
+ *
+ * The model is filled by htmlrep_add_*() (or by htmlrep_load_jsonl() from
+ * a saved log, or htmlrep_add_snapshot() from a libtestfs snapshot) and
+ * written by htmlrep_write(). Functions that can fail return 0 or a
+ * negative errno; none of them prints.
+ */
+#ifndef TESTFS_HTMLREP_H
+#define TESTFS_HTMLREP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* "No page" in the page fields, as in the log. */
+#define HTMLREP_NO_PAGE UINT64_MAX
+
+/* A served file. @pages is 0 when the size is unknown (no EOF drawn). */
+struct htmlrep_file {
+	char *name;
+	uint64_t pages;
+};
+
+/* A mapping of pages [first, last] of file @file (index in files). */
+struct htmlrep_vma {
+	size_t file;
+	uint64_t first;
+	uint64_t last;
+	/* PROT_READ, PROT_WRITE, PROT_EXEC bits. */
+	int prot;
+};
+
+/* One FUSE_READ and the kernel decision behind it. */
+struct htmlrep_range {
+	uint64_t seq;
+	size_t file;
+	uint64_t first;
+	uint64_t pages;
+	/* The log's cause name ("sync", "async", ...; "unknown"). */
+	char cause[12];
+	/* The kernel batch it belongs to; 0: none. */
+	uint32_t window;
+	uint64_t ra_start;
+	uint32_t ra_size;
+	uint32_t ra_async;
+	uint64_t marker;  /* HTMLREP_NO_PAGE: none */
+	uint64_t trigger; /* HTMLREP_NO_PAGE: none */
+	uint64_t t_ns;	  /* arrival */
+	uint64_t done_ns; /* reply */
+	uint64_t delay_ns;
+	int32_t err;
+	/* An access waited on this read. */
+	bool late;
+};
+
+/* Pages the kernel saw accessed (fault, read(2), fault-around map). */
+struct htmlrep_access {
+	uint64_t seq;
+	size_t file;
+	/* "fault", "read" or "map". */
+	char type[8];
+	uint64_t first;
+	uint64_t pages;
+	uint64_t t_ns;
+	uint64_t end_ns;
+	uint32_t events;
+	/* Events that waited on a read in flight. */
+	uint32_t late;
+};
+
+/* A mark record ("touch begin"). */
+struct htmlrep_mark {
+	uint64_t seq;
+	uint64_t t_ns;
+	char *text;
+};
+
+/* Expected and observed pages of one readahead policy. */
+struct htmlrep_verdict {
+	char *policy;
+	char *expected;
+	char *observed;
+	char *verdict;
+};
+
+struct htmlrep {
+	char *title;
+	/* One line under the title: kernel, knobs ("" if none). */
+	char *subtitle;
+	/* Paragraphs of plain words shown above the pictures. */
+	char **notes;
+	size_t nnotes;
+	struct htmlrep_file *files;
+	size_t nfiles;
+	struct htmlrep_vma *vmas;
+	size_t nvmas;
+	struct htmlrep_range *ranges;
+	size_t nranges;
+	struct htmlrep_access *accesses;
+	size_t naccesses;
+	struct htmlrep_mark *marks;
+	size_t nmarks;
+	struct htmlrep_verdict *verdicts;
+	size_t nverdicts;
+	/* Records the log lost (its ring overflowed); shown as a warning. */
+	uint64_t lost;
+};
+
+/** An empty model; htmlrep_free() releases what the add calls allocated. */
+void htmlrep_init(struct htmlrep *r);
+void htmlrep_free(struct htmlrep *r);
+
+/** Sets the title / subtitle (copied). @return 0 or -ENOMEM. */
+int htmlrep_set_title(struct htmlrep *r, const char *title);
+int htmlrep_set_subtitle(struct htmlrep *r, const char *subtitle);
+/** Adds a paragraph of plain words (copied). */
+int htmlrep_add_note(struct htmlrep *r, const char *text);
+
+/**
+ * The index of file @name, added with @pages (0: unknown) if it is new;
+ * a known size replaces an unknown one.
+ *
+ * @return the index (>= 0) or -ENOMEM.
+ */
+long htmlrep_file(struct htmlrep *r, const char *name, uint64_t pages);
+
+/** Adds a VMA of file @name. @return 0, -EINVAL (last < first), -ENOMEM. */
+int htmlrep_add_vma(struct htmlrep *r, const char *name, uint64_t first,
+		    uint64_t last, int prot);
+/** Adds a copy of @g (its file index must exist). */
+int htmlrep_add_range(struct htmlrep *r, const struct htmlrep_range *g);
+int htmlrep_add_access(struct htmlrep *r, const struct htmlrep_access *a);
+int htmlrep_add_mark(struct htmlrep *r, uint64_t seq, uint64_t t_ns,
+		     const char *text);
+int htmlrep_add_verdict(struct htmlrep *r, const char *policy,
+			const char *expected, const char *observed,
+			const char *verdict);
+
+/**
+ * Windows: the kernel batches the ranges belong to (distinct non-zero
+ * window ids); what the page draws as windows.
+ */
+size_t htmlrep_window_count(const struct htmlrep *r);
+
+/**
+ * Reads a saved log, the daemon's --log JSON Lines file or a copy of
+ * MOUNT/.testfs/log, into @r. On failure @why (@whylen bytes) says
+ * "PATH:LINE: what was wrong" (or "PATH: ..." for the whole file).
+ *
+ * @return 0; -ENOENT and friends for a file that cannot be read;
+ *	   -ENODATA for a log without any record; -EPROTO for a line that
+ *	   is not a log record; -ENOMEM.
+ */
+int htmlrep_load_jsonl(struct htmlrep *r, const char *path, char *why,
+		       size_t whylen);
+
+struct testfs_log;
+
+/**
+ * Adds every read, access record and mark of a libtestfs snapshot (what
+ * a scenario has after a phase) to @r, and counts its lost records. In
+ * the separate library htmlrep_snapshot_dep, which links libtestfs.
+ *
+ * @return 0, or -ENOMEM.
+ */
+int htmlrep_add_snapshot(struct htmlrep *r, const struct testfs_log *log);
+
+/**
+ * Writes the page to @f.
+ *
+ * @return 0, or -EIO (write error), -ENOMEM.
+ */
+int htmlrep_write(const struct htmlrep *r, FILE *f);
+
+/** Writes the page to @path (created or truncated). */
+int htmlrep_write_file(const struct htmlrep *r, const char *path);
+
+#endif
