@@ -242,6 +242,14 @@ static bool field_row(struct jv **res, size_t n, const char *label,
 	return any && differ;
 }
 
+/* Whether test names @a and @b ("BIN:...") belong to one binary. */
+static bool same_binary(const char *a, const char *b)
+{
+	size_t n = strcspn(a, ":");
+
+	return n == strcspn(b, ":") && strncmp(a, b, n) == 0;
+}
+
 static void suite_rows(const struct run *runs, size_t n)
 {
 	size_t i, j, k, shown = 0;
@@ -270,6 +278,12 @@ static void suite_rows(const struct run *runs, size_t n)
 				for (q = 0; q < runs[k].ntests; q++)
 					if (!strcmp(runs[k].tests[q].name,
 						    name))
+						t = &runs[k].tests[q];
+				/* Its binary skipped as a whole: "BIN:*". */
+				for (q = 0; !t && q < runs[k].ntests; q++)
+					if (runs[k].tests[q].result == T_SKIP &&
+					    same_binary(runs[k].tests[q].name,
+							name))
 						t = &runs[k].tests[q];
 				snprintf(cells[k], sizeof(cells[k]), "%s",
 					 !t ? "-"
