@@ -223,6 +223,41 @@ Test(matrix_cli, a_guest_that_never_finishes_is_killed_at_the_limit)
 	free(out);
 }
 
+/* A real kernel that cannot boot in time: killed, its console kept. */
+Test(matrix_cli, a_slow_guest_is_killed_at_the_time_limit)
+{
+	char json[128], img[PATH_MAX], *out;
+	const char *args[] = { "--json",   json,	   "--timeout",
+			       "2",	   "--kernel",	   "debian:6.12",
+			       "scenario", "vma-boundary", NULL };
+	const char *cache = getenv("TESTFS_CACHE"), *home = getenv("HOME");
+	struct jv *v;
+	const char *why;
+
+	if (cache && *cache)
+		snprintf(img, sizeof(img), "%s/kernels/debian-6.12/bzImage",
+			 cache);
+	else
+		snprintf(img, sizeof(img),
+			 "%s/.cache/testfs/kernels/debian-6.12/bzImage",
+			 home ? home : "/root");
+	if (access(img, R_OK) || access("/usr/bin/qemu-system-x86_64", X_OK) ||
+	    access("/bin/busybox", X_OK))
+		cr_skip_test("needs debian:6.12 cached, QEMU and busybox");
+	/* Emulated: boot and scenario take well over 2 s. */
+	setenv("TESTFS_MATRIX_ACCEL", "tcg", 1);
+	snprintf(json, sizeof(json), "%s/out.json", dir);
+	cr_assert_eq(run(args, &out, 60), 1, "%s", out);
+	v = read_json(json);
+	why = jv_str(v, "runs.0.reason");
+	cr_assert_str_eq(jv_str(v, "runs.0.status"), "failed");
+	cr_assert(why && strstr(why, "time limit (2 s)"), "%s", out);
+	cr_assert_not_null(jv_get(v, "runs.0.console_tail"));
+	cr_assert_lt(jv_num(v, "runs.0.seconds", 99), 30);
+	jv_free(v);
+	free(out);
+}
+
 Test(matrix_cli, host_scenario_json_and_ktap)
 {
 	char json[128], ktap[128], *out, *text;
