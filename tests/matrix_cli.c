@@ -158,13 +158,12 @@ static void expect_skipped(const char *spec, const char *reason,
 
 Test(matrix_cli, a_file_that_is_not_a_kernel_is_skipped)
 {
-	char path[128];
+	char path[128], *out = NULL;
+	const char *cp[] = { "/bin/cp", "/etc/passwd", path, NULL };
 
 	snprintf(path, sizeof(path), "%s/notakernel", dir);
-	cr_assert_eq(harness_run((const char *[]){ "/bin/cp", "/etc/passwd",
-						   path, NULL },
-				 (char *[]){ NULL }, 10),
-		     0);
+	cr_assert_eq(harness_run(cp, &out, 10), 0, "%s", out);
+	free(out);
 	expect_skipped(path, "not an x86 kernel image", NULL);
 }
 
