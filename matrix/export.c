@@ -61,7 +61,8 @@ int cmd_image(struct matrix *m, const char *const *specs, size_t nspec)
 	}
 	snprintf(m->base, sizeof(m->base), "%s/base.cpio", m->workdir);
 	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", out, (int)getpid());
-	err = image_build_base(&m->bins, m->base, why, sizeof(why));
+	err = image_build_base(&m->bins, strcmp(m->argv[0], "suite") == 0,
+			       m->base, why, sizeof(why));
 	if (!err)
 		err = image_for_kernel(m->base, &k, m->argv, tmp, why,
 				       sizeof(why));

@@ -19,6 +19,8 @@
 #include "matrix.h"
 
 #define QEMU "qemu-system-x86_64"
+/* Panics reboot at once, and -no-reboot turns that into QEMU's exit. */
+#define GUEST_CMDLINE "console=ttyS0 panic=-1 quiet"
 
 static double now_s(void)
 {
@@ -225,8 +227,8 @@ static bool base_image(struct matrix *m, struct run *r)
 		snprintf(m->base, sizeof(m->base), "%s/base.cpio", m->workdir);
 		printf("[%s] building the guest image\n", r->k.spec);
 		fflush(stdout);
-		if (image_build_base(&m->bins, m->base, m->base_why,
-				     sizeof(m->base_why)))
+		if (image_build_base(&m->bins, strcmp(m->argv[0], "suite") == 0,
+				     m->base, m->base_why, sizeof(m->base_why)))
 			m->base_failed = true;
 		else
 			m->base_built = true;
@@ -243,33 +245,22 @@ static void run_guest(struct matrix *m, struct run *r)
 {
 	const char *env_smp = getenv("TESTFS_MATRIX_SMP");
 	const char *smp = env_smp && *env_smp ? env_smp : "2";
+	const char *extra = getenv("TESTFS_MATRIX_APPEND");
+	char cmdline[512];
 	char initrd[PATH_MAX], why[512];
-	const char *argv[] = { QEMU,
-			       "-nodefaults",
-			       "-no-user-config",
-			       "-display",
-			       "none",
-			       "-serial",
-			       "stdio",
-			       "-monitor",
-			       "none",
-			       "-no-reboot",
-			       "-m",
-			       "2048",
-			       "-smp",
-			       smp,
-			       "-accel",
-			       NULL,
-			       "-kernel",
-			       r->k.image,
-			       "-initrd",
-			       initrd,
-			       "-append",
-			       "console=ttyS0 panic=-1 quiet",
-			       NULL };
+	const char *argv[] = { QEMU,	     "-nodefaults", "-no-user-config",
+			       "-display",   "none",	    "-serial",
+			       "stdio",	     "-monitor",    "none",
+			       "-no-reboot", "-m",	    "2048",
+			       "-smp",	     smp,	    "-accel",
+			       NULL,	     "-kernel",	    r->k.image,
+			       "-initrd",    initrd,	    "-append",
+			       cmdline,	     NULL };
 	struct capture c;
 	int attempt, err;
 
+	snprintf(cmdline, sizeof(cmdline), "%s%s%s", GUEST_CMDLINE,
+		 extra && *extra ? " " : "", extra ? extra : "");
 	if (!in_path(QEMU)) {
 		r->status = RUN_SKIPPED;
 		snprintf(r->reason, sizeof(r->reason),

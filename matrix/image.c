@@ -288,8 +288,8 @@ static int put_libs(struct cpio *c, const char *bin, char ***seen,
 	return 0;
 }
 
-int image_build_base(const struct bins *b, const char *path, char *why,
-		     size_t whylen)
+int image_build_base(const struct bins *b, bool with_suite, const char *path,
+		     char *why, size_t whylen)
 {
 	static const char *const dirs[] = { "dev",	  "proc", "sys",
 					    "tmp",	  "root", "run",
@@ -331,7 +331,7 @@ int image_build_base(const struct bins *b, const char *path, char *why,
 		put_file(&c, "usr/bin/fusermount3", b->fusermount, 04755);
 		err = put_libs(&c, b->fusermount, &seen, &nseen, why, whylen);
 	}
-	for (i = 0; i < b->ntests && !err; i++) {
+	for (i = 0; with_suite && i < b->ntests && !err; i++) {
 		snprintf(dst, sizeof(dst), "matrix/tests/%s",
 			 base_name(b->tests[i]));
 		put_file(&c, dst, b->tests[i], 0755);

@@ -17,6 +17,7 @@
 #define TESTFS_MATRIX_IMAGE_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "kernel.h"
@@ -44,9 +45,13 @@ struct bins {
  */
 int bins_find(struct bins *b, char *why, size_t whylen);
 
-/* Writes the base archive to @path. 0 or -errno with the reason. */
-int image_build_base(const struct bins *b, const char *path, char *why,
-		     size_t whylen);
+/*
+ * Writes the base archive to @path, with the suite's binaries and their
+ * libraries (Criterion's pull in some 10 MiB) only if @with_suite.
+ * 0 or -errno with the reason.
+ */
+int image_build_base(const struct bins *b, bool with_suite, const char *path,
+		     char *why, size_t whylen);
 
 /*
  * Writes @path: the base archive @base, then fuse.ko of @k (if any) and
