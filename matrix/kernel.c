@@ -23,9 +23,13 @@
 static const struct {
 	const char *spec;
 	const char *package;
+	/* The same line's packages, for when the one above is gone. */
+	const char *newest;
 } debian[] = {
-	{ "debian:6.1", "linux-image-6.1.0-57-amd64-unsigned" },
-	{ "debian:6.12", "linux-image-6.12.117+deb12-amd64-unsigned" },
+	{ "debian:6.1", "linux-image-6.1.0-57-amd64-unsigned",
+	  "^linux-image-6\\.1\\.0-[0-9]+-amd64-unsigned$" },
+	{ "debian:6.12", "linux-image-6.12.117+deb12-amd64-unsigned",
+	  "^linux-image-6\\.12\\.[0-9]+\\+deb12-amd64-unsigned$" },
 };
 
 #define NDEBIAN (sizeof(debian) / sizeof(debian[0]))
@@ -382,13 +386,40 @@ out:
 	return err;
 }
 
+/*
+ * The newest package of debian[@i]'s line that apt knows (the mirrors
+ * drop old kernel packages), into @out; false if none.
+ */
+static bool newest_package(int i, char *out, size_t len)
+{
+	const char *argv[] = { "apt-cache", "search", "--names-only",
+			       debian[i].newest, NULL };
+	struct capture_opts o = { .argv = argv, .timeout_s = 120 };
+	char *line, *save = NULL;
+	struct capture c;
+	bool found = false;
+
+	if (capture_run(&o, &c))
+		return false;
+	for (line = strtok_r(c.text ? c.text : (char *)"", "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		line[strcspn(line, " ")] = '\0';
+		if (strncmp(line, "linux-image-", 12))
+			continue;
+		if (!found || strverscmp(line, out) > 0)
+			snprintf(out, len, "%s", line);
+		found = true;
+	}
+	capture_free(&c);
+	return found;
+}
+
 static void prepare_debian(struct kernel *k, int i)
 {
 	char root[PATH_MAX - 300], debs[PATH_MAX - 200], deb[PATH_MAX];
 	char dir[PATH_MAX];
-	const char *apt[] = { "apt-get", "download", "-q", debian[i].package,
-			      NULL };
-	char why[400];
+	char why[400], pkg[160];
+	const char *apt[] = { "apt-get", "download", "-q", pkg, NULL };
 
 	if (cached(k->name, dir, sizeof(dir))) {
 		from_dir(k, dir);
@@ -398,15 +429,22 @@ static void prepare_debian(struct kernel *k, int i)
 	snprintf(debs, sizeof(debs), "%s/debs", root);
 	mkdir(root, 0755);
 	mkdir(debs, 0755);
-	if (!find_deb(debs, debian[i].package, deb, sizeof(deb))) {
-		printf("[%s] fetching %s (apt-get download)\n", k->spec,
-		       debian[i].package);
+	snprintf(pkg, sizeof(pkg), "%s", debian[i].package);
+	if (!find_deb(debs, pkg, deb, sizeof(deb))) {
+		printf("[%s] fetching %s (apt-get download)\n", k->spec, pkg);
 		fflush(stdout);
-		if (run_quiet(apt, debs, 900, why, sizeof(why)) ||
-		    !find_deb(debs, debian[i].package, deb, sizeof(deb))) {
+		if (run_quiet(apt, debs, 900, why, sizeof(why)) &&
+		    newest_package(i, pkg, sizeof(pkg)) &&
+		    strcmp(pkg, debian[i].package) != 0) {
+			printf("[%s] %s is gone; fetching %s\n", k->spec,
+			       debian[i].package, pkg);
+			fflush(stdout);
+			run_quiet(apt, debs, 900, why, sizeof(why));
+		}
+		if (!find_deb(debs, pkg, deb, sizeof(deb))) {
 			snprintf(k->skip, sizeof(k->skip),
-				 "kernel package %s not available: %s",
-				 debian[i].package, why);
+				 "kernel package %s not available: %s", pkg,
+				 why);
 			return;
 		}
 	}
