@@ -341,7 +341,9 @@ static int report(const struct args *a, struct testfs_mount *fs,
 			print_window(win[i]);
 		}
 	} else if (unknown) {
-		printf("why: unknown (no kernel tracing; .testfs/config says why)\n");
+		printf("why: unknown (%s; .testfs/config says why)\n",
+		       hdr.flags & LOG_BIN_TRACED ? "tracing on, causes unknown"
+						  : "no kernel tracing");
 	}
 	if (testfs_log_lost(log))
 		printf("WARNING: the log lost %llu records\n",

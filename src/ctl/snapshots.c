@@ -123,7 +123,8 @@ static void add_knob(struct strbuf *sb, const char *key, int64_t requested,
 /* "trace":{"on":..,"why":..,"tracer":..}: whether causes are filled. */
 static void render_trace_config(struct testfs *t, struct strbuf *sb)
 {
-	char desc[1024];
+	char desc[1024], why[256];
+	bool on;
 
 	if (!atomic_load(&t->trace_decided)) {
 		strbuf_adds(sb, "{\"on\":false,\"why\":\"not started yet\"}");
@@ -139,6 +140,11 @@ static void render_trace_config(struct testfs *t, struct strbuf *sb)
 	strbuf_addf(sb, "{\"on\":true,\"why\":\"\",\"reads\":%s,\"tracer\":",
 		    correlator_traces_reads(t->corr) ? "true" : "false");
 	json_add_cstring(sb, desc);
+	/* Tracing on, causes unknown: the kernel's events cannot prove them. */
+	on = correlator_causes(t->corr, why, sizeof(why));
+	strbuf_addf(sb,
+		    ",\"causes\":%s,\"causes_why\":", on ? "true" : "false");
+	json_add_cstring(sb, why);
 	strbuf_adds(sb, "}");
 }
 
