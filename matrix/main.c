@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../src/common/parse.h"
+#include "parse.h"
 #include "matrix.h"
 
 #define MAX_KERNELS 16

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/common/json.h"
-#include "../src/common/strbuf.h"
+#include "json.h"
+#include "strbuf.h"
 #include "jsonv.h"
 #include "matrix.h"
 

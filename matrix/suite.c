@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/common/json.h"
-#include "../src/common/strbuf.h"
+#include "json.h"
+#include "strbuf.h"
 #include "matrix.h"
 
 static struct test_result *add_test(struct run *r, const char *bin,

@@ -342,8 +342,8 @@ static int report(const struct args *a, struct testfs_mount *fs,
 		}
 	} else if (unknown) {
 		printf("why: unknown (%s; .testfs/config says why)\n",
-		       hdr.flags & LOG_BIN_TRACED ? "tracing on, causes unknown"
-						  : "no kernel tracing");
+		       testfs_log_traced(log) ? "tracing on, causes unknown"
+					      : "no kernel tracing");
 	}
 	if (testfs_log_lost(log))
 		printf("WARNING: the log lost %llu records\n",
