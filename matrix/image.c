@@ -189,7 +189,8 @@ int bins_find(struct bins *b, char *why, size_t whylen)
 	snprintf(dir, sizeof(dir), "%s", exe);
 	if (try_bin(b->daemon, sizeof(b->daemon), dir, "../src/testfs")) {
 		/* The build tree. */
-		try_bin(b->touch, sizeof(b->touch), dir, "../tools/testfs-touch");
+		try_bin(b->touch, sizeof(b->touch), dir,
+			"../tools/testfs-touch");
 		try_bin(b->scenario, sizeof(b->scenario), dir,
 			"../scenario/testfs-scenario");
 		snprintf(b->run_sh, sizeof(b->run_sh), "%s/run.sh", dir);
