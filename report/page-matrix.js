@@ -154,10 +154,22 @@ names.forEach(function (n) {
 				o.files[n] ? o.files[n].fetched : []);
 			if (!d.length)
 				return;
-			el('p', null, 'Fetched on ' + k.label + ' and not on ' +
-				o.label + ': ' + size(d) + ' page' + (size(d) ===
-				1 ? '' : 's') + ' of ' + n + ' (' + spans(d.slice(0,
-				8)) + (d.length > 8 ? ', ...' : '') + ').', box);
+			var p = el('p', null, 'Fetched on ' + k.label +
+				' and not on ' + o.label + ': ' + size(d) +
+				' page' + (size(d) === 1 ? '' : 's') + ' of ' +
+				n + ' (' + spans(d.slice(0, 8)) + (d.length > 8 ?
+				', ...' : '') + '). Show: ', box);
+			/* At whole-file scale a few pages are a sliver. */
+			d.slice(0, 4).forEach(function (e) {
+				var b = el('button', null, spans([e]), p);
+				b.type = 'button';
+				b.addEventListener('click', function () {
+					var pad = Math.max(24, e[1] - e[0]);
+					(groups[n] || []).forEach(function (m) {
+						m.setView(e[0] - pad, e[1] + pad);
+					});
+				});
+			});
 		});
 	});
 });
