@@ -36,8 +36,8 @@ int html_check_command(int argc, char **argv)
 }
 
 /* The touch run's log, with its file size and mapping, as page data. */
-static char *touch_data(const struct matrix *m, const struct run *r,
-			char *why, size_t whylen)
+static char *touch_data(const struct matrix *m, const struct run *r, char *why,
+			size_t whylen)
 {
 	char path[] = "/tmp/testfs-matrix.log.XXXXXX";
 	uint64_t first = 0, count = 0;
@@ -88,7 +88,7 @@ int matrix_html(const struct matrix *m, const struct run *runs, size_t n,
 	static const char *const status[] = { "ok", "failed", "skipped" };
 	struct htmlrep_kernel *k = calloc(n ? n : 1, sizeof(*k));
 	char **owned = calloc(n ? n : 1, sizeof(*owned));
-	char (*why)[600] = calloc(n ? n : 1, sizeof(*why));
+	char(*why)[600] = calloc(n ? n : 1, sizeof(*why));
 	struct strbuf title = STRBUF_INIT;
 	char *page = NULL;
 	size_t i, len = 0;

@@ -36,7 +36,7 @@ struct run {
 	size_t ntests;
 	char *page; /* scenario: the #data of its --html page, or NULL */
 	char *log;  /* touch: the daemon's log (JSON Lines), or NULL */
-	char *ktap;	    /* the kernel's KTAP subtest (suite), or NULL */
+	char *ktap; /* the kernel's KTAP subtest (suite), or NULL */
 	char *console_tail; /* failures: the last console lines */
 };
 

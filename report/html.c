@@ -303,8 +303,8 @@ int htmlrep_write_matrix(FILE *f, const char *title, const char *subtitle,
 		add_jstr(&sb, k[i].reason);
 		strbuf_adds(&sb, ",\"data\":");
 		/* Checked again: it goes into <script> as it is. */
-		strbuf_adds(&sb, htmlrep_data_safe(k[i].data) ? k[i].data
-							       : "null");
+		strbuf_adds(&sb,
+			    htmlrep_data_safe(k[i].data) ? k[i].data : "null");
 		strbuf_adds(&sb, "}");
 	}
 	strbuf_adds(&sb, "]}");
