@@ -137,7 +137,20 @@ names.forEach(function (n) {
 	});
 	if (withVma.length) {
 		var p = el('p', null, null, box);
-		el('b', null, 'Pages of ' + n + ' fetched outside the VMA: ', p);
+		/* The mapping as the first kernel's data has it. */
+		var vd = withVma[0].data, vf = vd.files.map(function (f) {
+			return f[0];
+		}).indexOf(n);
+		var vmas = vd.vmas.filter(function (v) {
+			return v[0] === vf;
+		}).map(function (v) {
+			return 'VMA ' + v[1] + '-' + v[2] + ' ' + (v[3] & 1 ?
+				'r' : '-') + (v[3] & 2 ? 'w' : '-') + (v[3] & 4 ?
+				'x, PROT_EXEC' : '-');
+		});
+		el('b', null, 'Pages of ' + n + ' fetched outside the VMA' +
+			(vmas.length ? ' (' + vmas.join(', ') + ')' : '') + ': ',
+			p);
 		p.appendChild(document.createTextNode(withVma.map(function (k) {
 			var f = k.files[n];
 			return k.label + ': ' + f.before + ' before / ' +
