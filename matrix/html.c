@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "jsonv.h"
 #include "parse.h"
 #include "matrix.h"
 #include "report.h"
@@ -82,6 +83,33 @@ static char *touch_data(const struct matrix *m, const struct run *r, char *why,
 	return data;
 }
 
+/*
+ * Whether @data is what the page script reads: whole JSON (a frame that
+ * passed its length check can still be cut by the guest's own writer)
+ * with the arrays it draws from, and nothing that could end <script>.
+ */
+static bool data_ok(const char *data)
+{
+	static const char *const arrays[] = { "files",	  "vmas",  "ranges",
+					      "accesses", "marks", "verdicts",
+					      "notes" };
+	struct jv *v;
+	bool ok;
+	size_t i;
+
+	if (!htmlrep_data_safe(data))
+		return false;
+	v = jv_parse(data, strlen(data));
+	ok = v && v->type == JV_OBJ;
+	for (i = 0; ok && i < sizeof(arrays) / sizeof(arrays[0]); i++) {
+		const struct jv *a = jv_get(v, arrays[i]);
+
+		ok = a && a->type == JV_ARR;
+	}
+	jv_free(v);
+	return ok;
+}
+
 int matrix_html(const struct matrix *m, const struct run *runs, size_t n,
 		const char *path)
 {
@@ -112,7 +140,7 @@ int matrix_html(const struct matrix *m, const struct run *runs, size_t n,
 		if (r->log)
 			owned[i] = touch_data(m, r, why[i], sizeof(why[i]));
 		k[i].data = owned[i] ? owned[i] : r->page;
-		if (!htmlrep_data_safe(k[i].data)) {
+		if (!data_ok(k[i].data)) {
 			k[i].data = NULL;
 			k[i].status = "not drawn";
 			if (!why[i][0])

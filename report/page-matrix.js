@@ -129,7 +129,8 @@ var box = el('div', 'story', null, page);
 MD.kernels.forEach(function (k) {
 	if (!k.data)
 		el('p', null, k.label + ': ' + k.status + (k.reason ? ': ' +
-			k.reason : '') + ' (not drawn).', box);
+			k.reason : '') + (k.status === 'not drawn' ? '.' :
+			' (not drawn).'), box);
 });
 names.forEach(function (n) {
 	var withVma = ran.filter(function (k) {
