@@ -111,8 +111,9 @@ int main(int argc, char **argv)
 	}
 	pages = ((uint64_t)st.st_size + PAGE - 1) / PAGE;
 	if (first >= pages || n > pages - first) {
-		fprintf(stderr, "ra-slice: pages [%llu, %llu] are past the end "
-				"of the file (%llu pages)\n",
+		fprintf(stderr,
+			"ra-slice: pages [%llu, %llu] are past the end "
+			"of the file (%llu pages)\n",
 			(unsigned long long)first,
 			(unsigned long long)(first + n - 1),
 			(unsigned long long)pages);

@@ -84,8 +84,9 @@ int main(int argc, char **argv)
 	}
 	pages = (uint64_t)st.st_size / PAGE;
 	if (pages < 2 * seg) {
-		fprintf(stderr, "ra-split: the file has %llu pages, fewer than "
-				"two segments\n",
+		fprintf(stderr,
+			"ra-split: the file has %llu pages, fewer than "
+			"two segments\n",
 			(unsigned long long)pages);
 		return 2;
 	}

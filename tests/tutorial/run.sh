@@ -81,6 +81,7 @@ TESTFS_BIN=$(command -v testfs)
 
 work=$(mktemp -d /tmp/testfs-test.tutorial.XXXXXX)
 mnt=$work/mnt
+# shellcheck disable=SC2317 # called from the EXIT trap
 cleanup() {
 	if grep -q " $mnt " /proc/mounts; then
 		fusermount3 -u "$mnt" 2>/dev/null || umount -l "$mnt"
@@ -171,7 +172,7 @@ ran=0
 # difference elsewhere.
 figure() {
 	if [ $policy = warn ]; then
-		echo "KERNEL DIFFERENCE: experiment '$1': $2 (the tutorial shows Linux $doc_kernel, this is $run_kernel)"
+		echo "KERNEL DIFFERENCE: experiment '$1' (the tutorial shows Linux $doc_kernel, this is $run_kernel): $2"
 		differs=$((differs + 1))
 	else
 		echo "FAIL: experiment '$1': $2"
