@@ -4,6 +4,14 @@
  * asked, delayed requests overlap, a queue depth serialises what exceeds
  * it, errors reach read(2) as their errno and mmap as SIGBUS, and every
  * bad rule is refused with a message that names it.
+ *
+ * Timing is judged from the log: each read's arrival (t_ns) and reply
+ * (done_ns) on the daemon's CLOCK_MONOTONIC, and the delay it scheduled
+ * (delay_ns). A loaded machine delays the clients (when they send, when
+ * they wake up), which wall-clock upper bounds on the client's side would
+ * mistake for a slow daemon; the log's times are taken where the latency
+ * is applied. Lower bounds on the client's side stay: no load makes a
+ * read faster than its injected latency.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -32,6 +40,66 @@ static uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The median of @n values (@v is sorted in place). */
+static uint64_t median(uint64_t *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_u64);
+	return v[n / 2];
+}
+
+/*
+ * The most of the intervals [start[k], end[k]) that overlap at one
+ * instant. The peak is reached at some interval's start, so counting the
+ * intervals that hold each start is enough (n is small here).
+ */
+static unsigned peak_overlap(const uint64_t *start, const uint64_t *end,
+			     size_t n)
+{
+	unsigned peak = 0, c;
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		for (c = 0, j = 0; j < n; j++)
+			c += start[j] <= start[i] && start[i] < end[j];
+		if (c > peak)
+			peak = c;
+	}
+	return peak;
+}
+
+/*
+ * Reads @log's records into @start/@end as their time at the server
+ * (arrival to reply), and asserts for each that it carried @delay and was
+ * not answered before it elapsed.
+ */
+static void served(const struct tfs_log *log, uint64_t delay, uint64_t *start,
+		   uint64_t *end, uint64_t *took)
+{
+	size_t k;
+
+	for (k = 0; k < log->count; k++) {
+		const struct log_record *r = &log->recs[k];
+
+		cr_assert_eq(r->kind, LOG_READ);
+		cr_assert_eq(r->read.delay_ns, delay,
+			     "record %zu: delay %llu ns", k,
+			     (unsigned long long)r->read.delay_ns);
+		cr_assert_geq(r->read.done_ns - r->t_ns, delay,
+			      "record %zu answered after %llu ns", k,
+			      (unsigned long long)(r->read.done_ns - r->t_ns));
+		start[k] = r->t_ns;
+		end[k] = r->read.done_ns;
+		took[k] = end[k] - start[k];
+	}
 }
 
 /* The judged set-up: 2 ms per read, an EIO range on big.bin. */
@@ -72,11 +140,11 @@ TestSuite(slow, .init = start_2ms, .fini = stop, .timeout = 60);
 
 Test(slow, serial_reads_take_the_injected_latency)
 {
+	uint64_t start[64], end[64], took[64];
 	char buf[PAGE];
 	uint64_t t0, elapsed;
 	struct tfs_log log;
 	unsigned i;
-	size_t k;
 	int fd = open_random("big.bin");
 
 	cr_assert_eq(harness_ctl(&mnt, "clear"), 0);
@@ -86,22 +154,23 @@ Test(slow, serial_reads_take_the_injected_latency)
 			     PAGE);
 	elapsed = now_ns() - t0;
 	close(fd);
-	/* 64 x 2 ms, and not much more (the issue allows up to 1.5x). */
 	cr_assert_geq(elapsed, 128 * MS, "64 reads took %llu ms",
-		      (unsigned long long)(elapsed / MS));
-	cr_expect_leq(elapsed, 192 * MS, "64 reads took %llu ms",
 		      (unsigned long long)(elapsed / MS));
 	harness_log(&mnt, &log);
 	cr_assert_eq(log.count, 64);
-	for (k = 0; k < log.count; k++) {
-		const struct log_record *r = &log.recs[k];
-
-		cr_assert_eq(r->read.delay_ns, 2 * MS);
-		cr_assert_geq(r->read.done_ns - r->t_ns, 2 * MS,
-			      "record %zu answered after %llu ns", k,
-			      (unsigned long long)(r->read.done_ns - r->t_ns));
-	}
+	served(&log, 2 * MS, start, end, took);
 	harness_log_free(&log);
+	/* One reader, one read at a time: each arrived after the last reply. */
+	cr_assert_eq(peak_overlap(start, end, 64), 1);
+	/*
+	 * 2 ms and not much more (up to 1.5x), at the median of the
+	 * daemon's own arrival-to-reply times. Its delay thread runs
+	 * SCHED_FIFO and spins the last 50 us, so load on the machine does
+	 * not move these (src/slow/delay_queue.c: p99 overshoot 35-42 us).
+	 */
+	cr_assert_leq(median(took, 64), 3 * MS,
+		      "median read answered after %llu us",
+		      (unsigned long long)(median(took, 64) / 1000));
 }
 
 struct reader {
@@ -123,16 +192,23 @@ static void *read_some(void *arg)
 	return NULL;
 }
 
-/* 64 reads over 8 threads overlap: at most half of 64 x 2 ms. */
+/*
+ * 64 reads over 8 threads: delayed requests are held at the server side
+ * by side, and none waits for another's delay. How many overlap depends on
+ * when the load lets the readers run; that some do, and that each is
+ * still answered after its own 2 ms, does not.
+ */
 Test(slow, concurrent_reads_overlap)
 {
+	uint64_t start[64], end[64], took[64];
 	struct reader readers[8];
 	pthread_t th[8];
-	uint64_t t0, elapsed;
+	struct tfs_log log;
+	unsigned peak;
 	void *ret;
 	int fd = open_random("big.bin"), i;
 
-	t0 = now_ns();
+	cr_assert_eq(harness_ctl(&mnt, "clear"), 0);
 	for (i = 0; i < 8; i++) {
 		readers[i] = (struct reader){ fd, 100 + 8 * (unsigned)i, 8 };
 		cr_assert_eq(
@@ -143,10 +219,18 @@ Test(slow, concurrent_reads_overlap)
 		pthread_join(th[i], &ret);
 		cr_assert_null(ret, "a reader failed");
 	}
-	elapsed = now_ns() - t0;
 	close(fd);
-	cr_assert_leq(elapsed, 64 * MS, "64 reads on 8 threads took %llu ms",
-		      (unsigned long long)(elapsed / MS));
+	harness_log(&mnt, &log);
+	cr_assert_eq(log.count, 64);
+	served(&log, 2 * MS, start, end, took);
+	harness_log_free(&log);
+	peak = peak_overlap(start, end, 64);
+	cr_assert_geq(peak, 2,
+		      "no two delayed reads were at the server at once");
+	/* Delays queued behind each other would add up: k x 2 ms. */
+	cr_assert_leq(median(took, 64), 3 * MS,
+		      "median read answered after %llu us (%u at once)",
+		      (unsigned long long)(median(took, 64) / 1000), peak);
 }
 
 Test(slow, error_range_reaches_read)
@@ -308,17 +392,31 @@ Test(slow, bad_rules_through_ctl)
 	}
 }
 
-/* A queue depth of 2 with 20 ms per request: 6 parallel reads take 3 waves. */
+/*
+ * A queue depth of 2 with 20 ms per request: 6 parallel reads take at
+ * least 3 waves. Judged on the schedule the daemon logged, whatever the
+ * load did to the arrivals: each read is in service for the 20 ms before
+ * its due time (t_ns + delay_ns), and at most 2 are in service at once;
+ * none waits longer than the reads ahead of it explain; none is answered
+ * early.
+ */
+#define QD_LAT (20 * MS)
+/* A wave: the latency, one 4 KiB transfer at 4200MB/s (975 ns), slack. */
+#define QD_WAVE (QD_LAT + 10000u)
+
 Test(qd, queue_depth_serialises, .timeout = 60)
 {
 	static const char *const args[] = { "--file", "big.bin:64M",
 					    "--latency",
 					    "ufs4:lat=20ms,qd=2,bw=4200MB/s",
 					    NULL };
+	uint64_t start[6], end[6], due[6], busy[6];
 	struct reader readers[6];
 	pthread_t th[6];
 	uint64_t t0, elapsed;
+	struct tfs_log log;
 	struct tfs_mount m;
+	size_t k, j;
 	int fd, i;
 
 	harness_start(&m, args);
@@ -328,15 +426,52 @@ Test(qd, queue_depth_serialises, .timeout = 60)
 	t0 = now_ns();
 	for (i = 0; i < 6; i++) {
 		readers[i] = (struct reader){ fd, 300 + (unsigned)i, 1 };
-		pthread_create(&th[i], NULL, read_some, &readers[i]);
+		cr_assert_eq(
+			pthread_create(&th[i], NULL, read_some, &readers[i]),
+			0);
 	}
 	for (i = 0; i < 6; i++)
 		pthread_join(th[i], NULL);
 	elapsed = now_ns() - t0;
 	close(fd);
+	harness_log(&m, &log);
 	harness_stop(&m);
-	cr_assert_geq(elapsed, 58 * MS, "6 reads at qd 2 took %llu ms",
+	cr_assert_eq(log.count, 6);
+	for (k = 0; k < 6; k++) {
+		const struct log_record *r = &log.recs[k];
+
+		start[k] = r->t_ns;
+		end[k] = r->read.done_ns;
+		due[k] = r->t_ns + r->read.delay_ns;
+		busy[k] = due[k] - QD_LAT;
+		cr_assert_geq(r->read.delay_ns, QD_LAT,
+			      "record %zu: delay %llu us", k,
+			      (unsigned long long)(r->read.delay_ns / 1000));
+		cr_assert_geq(end[k], due[k],
+			      "record %zu answered %llu us early", k,
+			      (unsigned long long)((due[k] - end[k]) / 1000));
+	}
+	cr_assert_leq(peak_overlap(busy, due, 6), 2,
+		      "more than 2 reads in service at once at qd 2");
+	/*
+	 * A read waits only for the reads that arrived before it: with k of
+	 * them (itself included), at most ceil(k / 2) waves. 1 ms of slack
+	 * in "before": arrival times are read before the rules lock, so two
+	 * reads close together may be scheduled in the other order.
+	 */
+	for (k = 0; k < 6; k++) {
+		uint64_t ahead = 0;
+
+		for (j = 0; j < 6; j++)
+			ahead += start[j] <= start[k] + MS;
+		cr_assert_leq(due[k] - start[k], (ahead + 1) / 2 * QD_WAVE,
+			      "record %zu waited %llu us with %llu reads ahead",
+			      k,
+			      (unsigned long long)((due[k] - start[k]) / 1000),
+			      (unsigned long long)ahead);
+	}
+	harness_log_free(&log);
+	/* The client cannot be faster than the server's 3 waves. */
+	cr_assert_geq(elapsed, 3 * QD_LAT, "6 reads at qd 2 took %llu ms",
 		      (unsigned long long)(elapsed / MS));
-	cr_assert_lt(elapsed, 100 * MS, "6 reads at qd 2 took %llu ms",
-		     (unsigned long long)(elapsed / MS));
 }
