@@ -60,22 +60,34 @@ if [ ! -c /dev/fuse ] || ! command -v fusermount3 >/dev/null; then
 	exit 77
 fi
 
-# The programs the tutorial calls, wherever the build puts them.
+# The programs come from the directories the tutorial's own "export
+# PATH=$PWD/build/..." line names (in BUILD_DIR here), so that line is
+# tested too: a program that moves in the build tree fails it.
+pathline=$(grep -m1 '^export PATH=' "$doc" || true)
+if [ -z "$pathline" ]; then
+	echo "FAIL: $doc has no 'export PATH=\$PWD/build/...' line" >&2
+	exit 1
+fi
 bindirs=
-for prog in testfs testfs-touch testfs-scenario testfs-report ra-slice \
-	ra-split; do
-	path=$(find "$build" -name "$prog" -type f -perm -u+x -not -path \
-		'*.p/*' 2>/dev/null | head -1)
-	if [ -z "$path" ]; then
-		echo "FAIL: $prog is not built in $build" >&2
-		exit 1
-	fi
-	case ":$bindirs:" in
-	*":$(dirname "$path"):"*) ;;
-	*) bindirs=$bindirs:$(dirname "$path") ;;
+IFS=: read -ra entries <<<"${pathline#export PATH=}"
+for e in "${entries[@]}"; do
+	# shellcheck disable=SC2016 # the literal text of the tutorial
+	case $e in
+	'$PWD/build/'*) bindirs=$bindirs:$build/${e#\$PWD/build/} ;;
 	esac
 done
 export PATH=${bindirs#:}:$PATH
+for prog in testfs testfs-touch testfs-scenario testfs-report ra-slice \
+	ra-split; do
+	# Found in the build tree, not an installed copy.
+	if [[ $(command -v "$prog") != "$build"/* ]]; then
+		where=$(find "$build" -name "$prog" -type f -perm -u+x \
+			-not -path '*.p/*' 2>/dev/null | head -1)
+		echo "FAIL: the tutorial's PATH line does not reach $prog" \
+			"(built at ${where:-nowhere in $build})" >&2
+		exit 1
+	fi
+done
 export TESTFS_BIN
 TESTFS_BIN=$(command -v testfs)
 
