@@ -153,7 +153,7 @@ static double pct_us(const int64_t *v, size_t n, unsigned per_mille)
 
 /* testfs_start() with a reason for each way it fails. */
 static int start(const struct testfs_config *cfg, const char *model,
-		 struct testfs **fs)
+		 struct testfs_mount **fs)
 {
 	int err = testfs_start(cfg, fs);
 
@@ -169,64 +169,18 @@ static int start(const struct testfs_config *cfg, const char *model,
 	return 0;
 }
 
-/* MOUNT/.testfs/config, NUL-terminated, into @buf; 0 or -errno. */
-static int read_config(struct testfs *fs, char *buf, size_t size)
+/* The mount's settings (testfs_settings()), with a reason on failure. */
+static int settings(struct testfs_mount *fs, struct testfs_settings *set)
 {
-	char path[4096];
-	size_t len = 0;
-	ssize_t n = 0;
-	int fd, err;
+	int err = testfs_settings(fs, set);
 
-	err = testfs_path(fs, ".testfs/config", path, sizeof(path));
-	if (err)
-		return err;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	while (len + 1 < size) {
-		n = read(fd, buf + len, size - 1 - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	err = n < 0 ? -errno : 0;
-	close(fd);
-	buf[len] = '\0';
-	return err;
+	return err ? fail(err, "%s", "reading .testfs/config") : 0;
 }
 
-/* The effective value of knob @key ("ra_kb", ...) in @config, or -1. */
-static long config_knob(const char *config, const char *key)
+/* A knob in effect, or -1 when the daemon could not read it (0). */
+static long knob(unsigned v)
 {
-	char pat[64];
-	const char *p;
-
-	snprintf(pat, sizeof(pat), "\"%s\":{", key);
-	p = strstr(config, pat);
-	if (p)
-		p = strstr(p, "\"effective\":");
-	if (!p)
-		return -1;
-	p += strlen("\"effective\":");
-	return *p >= '0' && *p <= '9' ? strtol(p, NULL, 10) : -1;
-}
-
-/* The default latency model in @config, into @out ("none" if absent). */
-static void config_model(const char *config, char *out, size_t size)
-{
-	const char *p = strstr(config, "\"default\":\"");
-	size_t len = 0;
-
-	snprintf(out, size, "none");
-	if (!p)
-		return;
-	p += strlen("\"default\":\"");
-	while (p[len] && p[len] != '"' && len + 1 < size)
-		len++;
-	memcpy(out, p, len);
-	out[len] = '\0';
+	return v ? (long)v : -1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -464,9 +418,10 @@ static int timer_floor(const struct delay_case *dc, uint64_t n, double *p99)
  * One configuration: cold start, @conc readers over @n shuffle indices
  * from @first, one table row; *@p99 gets the p99 overshoot in us.
  */
-static int precision_run(struct testfs *fs, int fd, const struct delay_case *dc,
-			 unsigned conc, uint64_t first, uint64_t n,
-			 struct page_times *pt, double *p99, struct totals *tot)
+static int precision_run(struct testfs_mount *fs, int fd,
+			 const struct delay_case *dc, unsigned conc,
+			 uint64_t first, uint64_t n, struct page_times *pt,
+			 double *p99, struct totals *tot)
 {
 	struct testfs_log *log;
 	struct samples s;
@@ -514,8 +469,8 @@ static int precision_delay(const struct delay_case *dc, uint64_t divisor,
 	static const char *const files[] = { RAND_SPEC, NULL };
 	struct testfs_config cfg = { .files = files, .latency = dc->model };
 	uint64_t n = dc->samples / divisor, first = 0;
-	char config[8192];
-	struct testfs *fs;
+	struct testfs_settings set;
+	struct testfs_mount *fs;
 	double p99;
 	unsigned i;
 	int fd, err;
@@ -523,12 +478,10 @@ static int precision_delay(const struct delay_case *dc, uint64_t divisor,
 	err = start(&cfg, dc->model, &fs);
 	if (err)
 		return err;
-	err = read_config(fs, config, sizeof(config));
-	if (err) {
-		err = fail(err, "%s", "reading .testfs/config");
+	err = settings(fs, &set);
+	if (err)
 		goto out_stop;
-	}
-	tot->max_background = config_knob(config, "max_background");
+	tot->max_background = knob(set.max_background);
 	fd = testfs_open(fs, RAND_FILE, O_RDONLY);
 	if (fd < 0) {
 		err = fail(fd, "open(%s)", RAND_FILE);
@@ -757,22 +710,20 @@ static int throughput_model(const struct model_case *mc, char *spec,
 	double observed, predicted;
 	struct testfs_log *log;
 	struct stream st;
-	char config[8192];
+	struct testfs_settings set;
 	uint64_t t0, wall;
-	struct testfs *fs;
+	struct testfs_mount *fs;
 	int64_t got;
 	int fd, err;
 
 	err = start(&cfg, mc->label, &fs);
 	if (err)
 		return err;
-	err = read_config(fs, config, sizeof(config));
-	if (err) {
-		err = fail(err, "%s", "reading .testfs/config");
+	err = settings(fs, &set);
+	if (err)
 		goto out_stop;
-	}
-	*ra_kb = config_knob(config, "ra_kb");
-	config_model(config, spec, spec_size);
+	*ra_kb = knob(set.ra_kb);
+	snprintf(spec, spec_size, "%s", set.latency);
 	fd = testfs_open(fs, SEQ_FILE, O_RDONLY);
 	if (fd < 0) {
 		err = fail(fd, "open(%s)", SEQ_FILE);

@@ -64,7 +64,7 @@
 #include <testfs.h>
 
 #include "bench_common.h"
-#include "log/log_ring.h"
+#include "log_ring.h"
 
 #define NAME "log_bench"
 
@@ -366,7 +366,7 @@ static int part1(uint64_t records, unsigned reps)
 struct daemon {
 	const char *label;
 	uint64_t capacity; /* 0: the daemon's default */
-	struct testfs *fs;
+	struct testfs_mount *fs;
 	int fd;
 	uint64_t next; /* next shuffled index */
 	double rate[MOUNT_ROUNDS];

@@ -21,7 +21,7 @@
 #include <testfs/pattern.h>
 
 #include "bench_common.h"
-#include "store/pattern_gen.h"
+#include "pattern_gen.h"
 
 #define NAME "pattern_speed"
 #define TOTAL (512 * MIB)

@@ -133,7 +133,7 @@ static int size_run(struct size_row *row, char *buf)
 	struct testfs_config cfg = { .files = files,
 				     .timeout_ms = START_LIMIT_MS };
 	uint64_t pages = row->size / TESTFS_PAGE_SIZE, t0, offs[3];
-	struct testfs *fs;
+	struct testfs_mount *fs;
 	double us;
 	int fd, err = 0, i;
 
@@ -255,7 +255,7 @@ static int write_config(const char *path, unsigned files, bool flat)
 }
 
 /* stat() of every file; seconds, or < 0. */
-static double stat_all(struct testfs *fs, const struct count_row *row)
+static double stat_all(struct testfs_mount *fs, const struct count_row *row)
 {
 	char name[64], path[PATH_MAX];
 	struct stat st;
@@ -305,7 +305,7 @@ static int64_t count_tree(const char *path)
 	return n;
 }
 
-static double open_all(struct testfs *fs, const struct count_row *row)
+static double open_all(struct testfs_mount *fs, const struct count_row *row)
 {
 	uint64_t t0 = bench_now_ns();
 	char name[64];
@@ -331,7 +331,7 @@ static int count_run(struct count_row *row, const char *dir)
 	unsigned dirs =
 		row->flat ? 0
 			  : (row->files + FILES_PER_DIR - 1) / FILES_PER_DIR;
-	struct testfs *fs;
+	struct testfs_mount *fs;
 	uint64_t t0;
 	int64_t entries;
 	double s;

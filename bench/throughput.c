@@ -405,6 +405,15 @@ static long read_ra_kb(const char *mountpoint)
 	return strtol(buf, NULL, 10);
 }
 
+/* testfs's read_ahead_kb in effect (testfs_settings()), or -1. */
+static long testfs_ra_kb(const struct testfs_mount *fs)
+{
+	struct testfs_settings set;
+
+	return testfs_settings(fs, &set) == 0 && set.ra_kb ? (long)set.ra_kb
+							   : -1;
+}
+
 static int write_ra_kb(const char *mountpoint, unsigned kb)
 {
 	char path[128], buf[32];
@@ -515,7 +524,7 @@ static uint64_t thread_cpu_ns(void)
 /* ------------------------------------------------------------------ */
 
 struct mounts {
-	struct testfs *testfs;
+	struct testfs_mount *testfs;
 	/* mkdtemp() names in /tmp, short by construction. */
 	char minimal[64];
 	pid_t minimal_pid;
@@ -1046,7 +1055,7 @@ static int run_ra(struct mounts *m, unsigned ra, int rounds, char *buf)
 		err = start_minimal(m, kb);
 	if (err)
 		goto out;
-	effective_ra[ra][SYS_STAMP] = read_ra_kb(testfs_mountpoint(m->testfs));
+	effective_ra[ra][SYS_STAMP] = testfs_ra_kb(m->testfs);
 	effective_ra[ra][SYS_ZERO] = effective_ra[ra][SYS_STAMP];
 	effective_ra[ra][SYS_MINIMAL] = read_ra_kb(m->minimal);
 	fprintf(stderr, "throughput: read_ahead_kb %u: warm-up round\n", kb);
@@ -1298,7 +1307,7 @@ int main(int argc, char **argv)
 	struct utsname u;
 	sigset_t sigs;
 	unsigned ra;
-	char *end, *buf;
+	char *end, *buf, daemon_path[PATH_MAX];
 	long v;
 
 	for (i = 1; i < argc; i++) {
@@ -1333,7 +1342,9 @@ int main(int argc, char **argv)
 		       "sets read_ahead_kb)\n");
 		return 77;
 	}
-	m.testfs_bin = find_binary("TESTFS_BIN", "../src/testfs");
+	/* The daemon libtestfs runs (TESTFS_BIN, else this build's). */
+	if (testfs_find_daemon(NULL, daemon_path, sizeof(daemon_path)) == 0)
+		m.testfs_bin = realpath(daemon_path, NULL);
 	m.minimal_bin = find_binary("MINIMAL_SERVER", "minimal_server");
 	if (!m.minimal_bin) {
 		fprintf(stderr, "throughput: could not run: no minimal server "

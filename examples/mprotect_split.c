@@ -38,7 +38,7 @@ int main(int argc, char **argv)
 	uint64_t ra_pages, nreq = 0, partial = 0;
 	struct testfs_log *log = NULL;
 	struct testfs_map map;
-	struct testfs *fs;
+	struct testfs_mount *fs;
 	double t0, t1;
 	int ret, nvma;
 	size_t i;

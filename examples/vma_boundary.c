@@ -51,7 +51,7 @@ int main(int argc, char **argv)
 	int prot = PROT_READ, ret;
 	struct testfs_log *log;
 	struct testfs_map map;
-	struct testfs *fs;
+	struct testfs_mount *fs;
 	char text[256];
 
 	cfg.ra_kb = argc > 1 ? (unsigned)atoi(argv[1]) : 128;

@@ -4,9 +4,9 @@
  *
  * libtestfs: readahead extents as test data.
  *
- * Start a testfs daemon on a private mountpoint, map, mprotect-split and
- * read its files, and ask which pages the kernel fetched. Link with
- * `pkg-config --cflags --libs testfs`.
+ * Start a testfs daemon on a private mountpoint (or attach to one that
+ * runs already), map, mprotect-split and read its files, and ask which
+ * pages the kernel fetched. Link with `pkg-config --cflags --libs testfs`.
  *
  * Conventions, as in liburing: every function that can fail returns 0 (or
  * a count, or a file descriptor) on success and a negative errno on
@@ -45,8 +45,12 @@ extern "C" {
 /* Instances                                                           */
 /* ------------------------------------------------------------------ */
 
-/** A running testfs daemon and its private mountpoint. */
-struct testfs;
+/**
+ * A testfs mount this process talks to: one it started (testfs_start(),
+ * the daemon and the mountpoint are its own) or one it attached to
+ * (testfs_attach()).
+ */
+struct testfs_mount;
 
 /** How to start an instance. Zero means "default" for every field. */
 struct testfs_config {
@@ -68,9 +72,17 @@ struct testfs_config {
 	/** Also write the log as JSON Lines to this path; NULL: no. */
 	const char *log_path;
 	/**
-	 * The testfs daemon to run. NULL: $TESTFS_BIN if set, else the
-	 * installed daemon, else the one in the build tree this library was
-	 * built in, else "testfs" in $PATH.
+	 * The testfs daemon to run: a path, or a name looked up in $PATH.
+	 * NULL: the first of
+	 *  1. $TESTFS_BIN (a path or a name, as above);
+	 *  2. when this library runs from the build tree it was built in
+	 *     (a program of that tree, or the uninstalled libtestfs.so):
+	 *     that build's daemon, so a test runs the daemon it was built
+	 *     with;
+	 *  3. the installed daemon (PREFIX/bin/testfs of this library's
+	 *     installation, e.g. /usr/local/bin/testfs);
+	 *  4. "testfs" in $PATH.
+	 * testfs_find_daemon() says which one that is.
 	 */
 	const char *daemon;
 	/**
@@ -98,32 +110,80 @@ struct testfs_config {
 	 * Costs about 250 ns per read(2) call. Not with trace = -1.
 	 */
 	bool trace_reads;
+	/**
+	 * The directory in which testfs_start() creates the private
+	 * mountpoint, DIR/testfs.XXXXXX (it must exist; a relative path is
+	 * made absolute). NULL: $TMPDIR if set and not empty, else /tmp.
+	 * "" is -EINVAL.
+	 */
+	const char *mount_dir;
 };
 
 /**
- * Creates a private mountpoint under $TMPDIR (default /tmp), starts the
- * daemon on it in a separate process and waits until the mount is ready.
+ * Creates a private mountpoint, testfs.XXXXXX in @cfg->mount_dir (default
+ * $TMPDIR, else /tmp), starts the daemon on it in a separate process and
+ * waits until the mount is ready. @cfg NULL: every default.
  *
- * @return 0 and the instance in *@out; -ENOENT (no daemon found),
- *	   -ETIMEDOUT (not ready in time), -EIO (the daemon exited: bad
- *	   arguments or no FUSE), -EINVAL (bad @cfg), or another -errno.
+ * @return 0 and the instance in *@out; -ENOENT (no daemon found, or
+ *	   mount_dir does not exist), -ETIMEDOUT (not ready in time), -EIO
+ *	   (the daemon exited: bad arguments or no FUSE), -EINVAL (bad @cfg),
+ *	   or another -errno.
  */
-int testfs_start(const struct testfs_config *cfg, struct testfs **out);
+int testfs_start(const struct testfs_config *cfg, struct testfs_mount **out);
 
 /**
  * Stops the daemon (SIGTERM, then SIGKILL after the time limit), makes
- * sure the mount is gone, removes the mountpoint and frees @fs.
+ * sure the mount is gone, removes the mountpoint and frees @fs. For an
+ * instance from testfs_attach() it only frees @fs (testfs_detach()): the
+ * daemon is not this process's to stop.
  *
  * @return the daemon's exit status (0 clean, 1 failure, ...), -EINTR if it
- *	   had to be killed, or -errno; @fs is freed in every case.
+ *	   had to be killed, 0 for an attached instance, or -errno; @fs is
+ *	   freed in every case.
  */
-int testfs_stop(struct testfs *fs);
+int testfs_stop(struct testfs_mount *fs);
+
+/**
+ * Attaches to a testfs mount that runs already (started by hand, by a
+ * script or by another process): every function that takes an instance
+ * then works on it as on one from testfs_start(). @path is the
+ * mountpoint or any file or directory on the mount (the nearest testfs
+ * mountpoint above it is taken). Nothing is sent to the daemon but a
+ * read of MOUNT/.testfs/config, which must be a testfs daemon's.
+ *
+ * @return 0 and the instance in *@out; -EINVAL (NULL or empty @path),
+ *	   -ENODEV (@path is not on a testfs mount), -EPROTO (the mount's
+ *	   config is not a testfs daemon's), -ENOMEM, or the -errno of
+ *	   resolving @path or reading the config.
+ */
+int testfs_attach(const char *path, struct testfs_mount **out);
+
+/** Whether @fs came from testfs_attach(). */
+bool testfs_attached(const struct testfs_mount *fs);
+
+/**
+ * Frees @fs without stopping its daemon. For an instance from
+ * testfs_start() the daemon keeps running until this process exits (it
+ * watches this process) and then unmounts and removes its mountpoint.
+ * NULL is ignored.
+ */
+void testfs_detach(struct testfs_mount *fs);
+
+/**
+ * The path of the daemon testfs_start(@cfg) would run, by the order
+ * documented at testfs_config.daemon, into @buf of @size bytes. @cfg may
+ * be NULL (no daemon named).
+ *
+ * @return 0; -ENOENT (none found), -EINVAL (NULL @buf, @size 0, or an
+ *	   empty @cfg->daemon), -ENAMETOOLONG (does not fit), or -errno.
+ */
+int testfs_find_daemon(const struct testfs_config *cfg, char *buf, size_t size);
 
 /** The mountpoint (absolute path). */
-const char *testfs_mountpoint(const struct testfs *fs);
+const char *testfs_mountpoint(const struct testfs_mount *fs);
 
-/** The daemon's pid. */
-pid_t testfs_pid(const struct testfs *fs);
+/** The daemon's pid; -1 for an attached instance (the mount does not say). */
+pid_t testfs_pid(const struct testfs_mount *fs);
 
 /**
  * Writes the absolute path of file @name (relative to the mount) into
@@ -131,7 +191,7 @@ pid_t testfs_pid(const struct testfs *fs);
  *
  * @return 0, or -ENAMETOOLONG if it does not fit.
  */
-int testfs_path(const struct testfs *fs, const char *name, char *buf,
+int testfs_path(const struct testfs_mount *fs, const char *name, char *buf,
 		size_t size);
 
 /**
@@ -139,10 +199,10 @@ int testfs_path(const struct testfs *fs, const char *name, char *buf,
  *
  * @return a file descriptor, or -errno.
  */
-int testfs_open(const struct testfs *fs, const char *name, int flags);
+int testfs_open(const struct testfs_mount *fs, const char *name, int flags);
 
 /** The size of file @name in bytes, or -errno. */
-int64_t testfs_file_size(const struct testfs *fs, const char *name);
+int64_t testfs_file_size(const struct testfs_mount *fs, const char *name);
 
 /* ------------------------------------------------------------------ */
 /* Control                                                             */
@@ -155,47 +215,47 @@ int64_t testfs_file_size(const struct testfs *fs, const char *name);
  * @return 0, -EINVAL (rejected command), -EBUSY (drop-cache could not
  *	   evict every page) or another -errno.
  */
-int testfs_ctl(struct testfs *fs, const char *command, char *why,
+int testfs_ctl(struct testfs_mount *fs, const char *command, char *why,
 	       size_t whylen);
 
 /** Forgets the records so far (seq numbers keep counting). */
-int testfs_clear(struct testfs *fs);
+int testfs_clear(struct testfs_mount *fs);
 
 /** Inserts a marker record; @text up to 103 bytes, one line. */
-int testfs_mark(struct testfs *fs, const char *text);
+int testfs_mark(struct testfs_mount *fs, const char *text);
 
 /**
  * Evicts file @name's pages from the page cache (every file read so far
  * when @name is NULL) and verifies that none remain.
  */
-int testfs_drop_cache(struct testfs *fs, const char *name);
+int testfs_drop_cache(struct testfs_mount *fs, const char *name);
 
 /**
  * drop-cache @name, then clear: a cold start for the next measurement.
  */
-int testfs_cold(struct testfs *fs, const char *name);
+int testfs_cold(struct testfs_mount *fs, const char *name);
 
 /**
  * Sets the default latency model at run time ("latency MODEL").
  *
  * @return 0, or -EINVAL for a bad model (why: testfs_ctl()).
  */
-int testfs_set_latency(struct testfs *fs, const char *model);
+int testfs_set_latency(struct testfs_mount *fs, const char *model);
 
 /**
  * Adds a latency rule, "file=NAME,pages=A-B,latency=MODEL" (file= and
  * pages= optional, latency= last); the first matching rule wins.
  */
-int testfs_add_rule(struct testfs *fs, const char *spec);
+int testfs_add_rule(struct testfs_mount *fs, const char *spec);
 
 /**
  * Adds an error rule, "file=NAME,pages=A-B,errno=EIO[,times=N|prob=P]":
  * reads touching the range are answered with that errno.
  */
-int testfs_add_error(struct testfs *fs, const char *spec);
+int testfs_add_error(struct testfs_mount *fs, const char *spec);
 
 /** Removes every latency and error rule (the default latency stays). */
-int testfs_clear_rules(struct testfs *fs);
+int testfs_clear_rules(struct testfs_mount *fs);
 
 /**
  * Waits until the kernel has no request of this mount in flight (async
@@ -203,7 +263,7 @@ int testfs_clear_rules(struct testfs *fs);
  *
  * @return 0, or -ETIMEDOUT after @timeout_ms (0: 5000).
  */
-int testfs_settle(struct testfs *fs, unsigned timeout_ms);
+int testfs_settle(struct testfs_mount *fs, unsigned timeout_ms);
 
 /**
  * Whether the daemon traces the kernel (causes, windows, accesses), from
@@ -214,7 +274,54 @@ int testfs_settle(struct testfs *fs, unsigned timeout_ms);
  *
  * @return 1 on, 0 off, or -errno (-EPROTO for a config it cannot parse).
  */
-int testfs_tracing(struct testfs *fs, char *why, size_t whylen);
+int testfs_tracing(struct testfs_mount *fs, char *why, size_t whylen);
+
+/** What a running instance says about itself (MOUNT/.testfs/config). */
+struct testfs_settings {
+	/** The daemon's version, e.g. "0.1.0". */
+	char version[32];
+	/** The kernel release the daemon runs on (uname -r). */
+	char kernel[128];
+	/** The mount's backing device name in /sys/class/bdi, "MAJ:MIN". */
+	char bdi[32];
+	/**
+	 * The knobs in effect on the mount (what the kernel took, which can
+	 * differ from what was asked: raising read_ahead_kb needs root);
+	 * 0 when the daemon could not read one.
+	 */
+	unsigned ra_kb;
+	unsigned max_pages;
+	unsigned max_background;
+	unsigned congestion_threshold;
+	/** The in-memory log's capacity in records. */
+	uint64_t log_capacity;
+	/**
+	 * The default latency model as the daemon writes it (e.g.
+	 * "fixed:2ms"), "none" without one; cut to fit.
+	 */
+	char latency[128];
+	/**
+	 * Kernel tracing: 1 on, 0 off, -1 the daemon does not say (one
+	 * without kernel correlation). As testfs_tracing().
+	 */
+	int tracing;
+	/** It traces read(2) page-cache lookups too (--trace-reads). */
+	bool trace_reads;
+	/** Why tracing is off ("" when on); cut to fit. */
+	char trace_why[256];
+	/** The number of files the daemon serves. */
+	size_t files;
+};
+
+/**
+ * Reads the settings of @fs (one read of MOUNT/.testfs/config) into
+ * @out. The one way in-tree programs read a mount's settings.
+ *
+ * @return 0; -EINVAL (NULL argument), -EPROTO (a config it cannot parse),
+ *	   -ENOMEM, or the -errno of reading the config (e.g. -ENOTCONN when
+ *	   the daemon is gone). On error @out is zeroed.
+ */
+int testfs_settings(const struct testfs_mount *fs, struct testfs_settings *out);
 
 /* ------------------------------------------------------------------ */
 /* The log                                                             */
@@ -340,7 +447,7 @@ struct testfs_log;
  *
  * @return 0 and the snapshot in *@out, or -errno.
  */
-int testfs_log_snapshot(struct testfs *fs, struct testfs_log **out);
+int testfs_log_snapshot(struct testfs_mount *fs, struct testfs_log **out);
 
 void testfs_log_free(struct testfs_log *log);
 
@@ -353,6 +460,22 @@ size_t testfs_log_count(const struct testfs_log *log);
 /** Record @i (0-based), or NULL past the end. */
 const struct testfs_record *testfs_log_at(const struct testfs_log *log,
 					  size_t i);
+
+/**
+ * Every record of the snapshot as one array, in seq order (reads and
+ * marks; testfs_log_at(log, i) is &array[i]):
+ *
+ *	size_t n;
+ *	const struct testfs_record *r = testfs_log_records(log, &n);
+ *	for (size_t i = 0; i < n; i++)
+ *		if (r[i].kind == TESTFS_RECORD_READ) ...
+ *
+ * @return the array, which belongs to @log (valid until
+ *	   testfs_log_free()), with its length in *@count if non-NULL; NULL
+ *	   and 0 for an empty snapshot or a NULL @log.
+ */
+const struct testfs_record *testfs_log_records(const struct testfs_log *log,
+					       size_t *count);
 
 /**
  * Records written since the last clear that the daemon's ring no longer
@@ -671,7 +794,7 @@ struct testfs_map {
  *
  * @return 0, or -errno (-EINVAL for an empty or out-of-file range).
  */
-int testfs_map(struct testfs *fs, const char *name, uint64_t first_page,
+int testfs_map(struct testfs_mount *fs, const char *name, uint64_t first_page,
 	       uint64_t npages, int prot, int flags, struct testfs_map *out);
 
 /** Unmaps and closes; @m may be unmapped twice. */
@@ -703,9 +826,13 @@ enum testfs_order {
 
 /**
  * Reads one byte of each mapped page in @order, and adds the file pages
- * touched to @touched if non-NULL.
+ * touched to @touched if non-NULL. Pages that cannot be read are skipped
+ * (left out of the count and of @touched) instead of faulting: those
+ * whose VMA lacks PROT_READ (e.g. after testfs_split(..., PROT_NONE)) and
+ * holes the caller unmapped, as /proc/self/maps shows them.
  *
- * @return pages touched, or -errno (-EINVAL for a bad order or stride).
+ * @return pages touched; -EACCES if no page of @m can be read, -EINVAL
+ *	   (NULL or unmapped @m, bad order or stride), -ENOMEM, or -errno.
  */
 int64_t testfs_touch(const struct testfs_map *m, enum testfs_order order,
 		     uint64_t arg, struct testfs_extents *touched);
@@ -728,7 +855,7 @@ int testfs_fadvise(int fd, uint64_t first_page, uint64_t npages, int advice);
  * The pages of file @name resident in the page cache, by mincore() on a
  * fresh mapping (which faults nothing in), into @out (emptied first).
  */
-int testfs_resident(struct testfs *fs, const char *name,
+int testfs_resident(struct testfs_mount *fs, const char *name,
 		    struct testfs_extents *out);
 
 /** Page-cache totals of a file, from cachestat(2) (Linux 6.5). */
@@ -746,8 +873,9 @@ struct testfs_cachestat {
  *
  * @return 0, -ENOSYS on kernels without cachestat, or -errno.
  */
-int testfs_cachestat(struct testfs *fs, const char *name, uint64_t first_page,
-		     uint64_t npages, struct testfs_cachestat *out);
+int testfs_cachestat(struct testfs_mount *fs, const char *name,
+		     uint64_t first_page, uint64_t npages,
+		     struct testfs_cachestat *out);
 
 /* ------------------------------------------------------------------ */
 /* Checks with readable explanations (used by testfs/criterion.h)        */
@@ -781,8 +909,9 @@ int testfs_check_touched_plus(const struct testfs_log *log, const char *name,
  * @name fetched twice, the fetched pages equal the resident pages
  * (mincore), and no request larger than @max_pages (0: skip).
  */
-int testfs_check_consistent(struct testfs *fs, const struct testfs_log *log,
-			    const char *name, uint64_t max_pages, char **why);
+int testfs_check_consistent(struct testfs_mount *fs,
+			    const struct testfs_log *log, const char *name,
+			    uint64_t max_pages, char **why);
 
 /**
  * The window that fetched page @page of @name (testfs_log_window_of()) has

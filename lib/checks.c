@@ -6,7 +6,7 @@
  */
 #include "lib_i.h"
 
-#include "common/strbuf.h"
+#include "strbuf.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -276,8 +276,9 @@ static void check_request_sizes(struct strbuf *sb, const struct testfs_log *log,
 		    big->seq);
 }
 
-int testfs_check_consistent(struct testfs *fs, const struct testfs_log *log,
-			    const char *name, uint64_t max_pages, char **why)
+int testfs_check_consistent(struct testfs_mount *fs,
+			    const struct testfs_log *log, const char *name,
+			    uint64_t max_pages, char **why)
 {
 	struct testfs_extents fetched = TESTFS_EXTENTS_INIT;
 	struct testfs_extents again = TESTFS_EXTENTS_INIT;

@@ -5,11 +5,12 @@
  */
 #include "lib_i.h"
 
-#include "common/pagecache.h"
+#include "pagecache.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -32,7 +33,7 @@ static uint64_t pages_of(uint64_t bytes)
 	return bytes / PAGE + (bytes % PAGE != 0);
 }
 
-int testfs_map(struct testfs *fs, const char *name, uint64_t first_page,
+int testfs_map(struct testfs_mount *fs, const char *name, uint64_t first_page,
 	       uint64_t npages, int prot, int flags, struct testfs_map *out)
 {
 	char path[PATH_MAX];
@@ -246,25 +247,115 @@ static int add_walked(struct testfs_extents *e, const struct walk *w,
 	return 0;
 }
 
+/*
+ * The pages of @m whose VMA allows reading, from /proc/self/maps, as map
+ * page indices into @out (emptied first): an mprotect(PROT_NONE) part, or
+ * a hole the caller unmapped, would fault on a read.
+ */
+static int readable_pages(const struct testfs_map *m,
+			  struct testfs_extents *out)
+{
+	uintptr_t lo = (uintptr_t)m->addr, hi = lo + m->npages * PAGE;
+	unsigned long long start, end;
+	char line[512], perms[8];
+	int err = 0;
+	FILE *f;
+
+	testfs_extents_free(out);
+	f = fopen("/proc/self/maps", "re");
+	if (!f)
+		return -errno;
+	while (!err && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx-%llx %7s", &start, &end, perms) != 3)
+			continue;
+		/* A long path name: the rest of the line is not a record. */
+		if (!strchr(line, '\n'))
+			while (fgets(line, sizeof(line), f) &&
+			       !strchr(line, '\n'))
+				;
+		if (perms[0] != 'r' || end <= lo || start >= hi)
+			continue;
+		if (start < lo)
+			start = lo;
+		if (end > hi)
+			end = hi;
+		err = testfs_extents_add(out, (start - lo) / PAGE,
+					 (end - lo) / PAGE - 1);
+	}
+	fclose(f);
+	return err;
+}
+
+/* Adds to @touched the pages of @walked (map indices) in @ok, as file pages. */
+static int add_readable(struct testfs_extents *touched,
+			const struct testfs_extents *walked,
+			const struct testfs_extents *ok, uint64_t first_page)
+{
+	size_t i, j = 0;
+	uint64_t a, b;
+	int err;
+
+	for (i = 0; i < walked->n; i++) {
+		for (; j < ok->n && ok->v[j].last < walked->v[i].first; j++)
+			;
+		for (size_t k = j;
+		     k < ok->n && ok->v[k].first <= walked->v[i].last; k++) {
+			a = walked->v[i].first > ok->v[k].first
+				    ? walked->v[i].first
+				    : ok->v[k].first;
+			b = walked->v[i].last < ok->v[k].last
+				    ? walked->v[i].last
+				    : ok->v[k].last;
+			err = testfs_extents_add(touched, first_page + a,
+						 first_page + b);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
 int64_t testfs_touch(const struct testfs_map *m, enum testfs_order order,
 		     uint64_t arg, struct testfs_extents *touched)
 {
-	struct walk w;
+	struct testfs_extents ok = TESTFS_EXTENTS_INIT;
+	struct testfs_extents walked = TESTFS_EXTENTS_INIT;
 	uint64_t i, count = 0;
+	struct walk w;
+	bool all;
 	int err;
 
 	if (!m || !m->addr)
 		return -EINVAL;
+	err = readable_pages(m, &ok);
+	if (err)
+		goto free_ok;
+	if (!ok.pages) {
+		err = -EACCES;
+		goto free_ok;
+	}
+	all = ok.pages == m->npages;
 	err = walk_init(&w, order, arg, m->npages);
 	if (err)
-		return err;
+		goto free_ok;
 	while (walk_next(&w, &i)) {
+		if (!all && !testfs_extents_contains(&ok, i))
+			continue;
 		(void)*(volatile const char *)(m->addr + i * PAGE);
 		count++;
 	}
-	if (touched)
+	if (touched && all) {
 		err = add_walked(touched, &w, m->first_page, 1);
+	} else if (touched) {
+		err = add_walked(&walked, &w, 0, 1);
+		if (!err)
+			err = add_readable(touched, &walked, &ok,
+					   m->first_page);
+	}
 	walk_free(&w);
+free_ok:
+	testfs_extents_free(&walked);
+	testfs_extents_free(&ok);
 	return err ? err : (int64_t)count;
 }
 
@@ -430,7 +521,7 @@ static int scan_range(struct scan *s, uint64_t first, uint64_t n)
 	return 0;
 }
 
-int testfs_resident(struct testfs *fs, const char *name,
+int testfs_resident(struct testfs_mount *fs, const char *name,
 		    struct testfs_extents *out)
 {
 	struct scan s = { .probe = true, .out = out };
@@ -463,8 +554,9 @@ out:
 	return err;
 }
 
-int testfs_cachestat(struct testfs *fs, const char *name, uint64_t first_page,
-		     uint64_t npages, struct testfs_cachestat *out)
+int testfs_cachestat(struct testfs_mount *fs, const char *name,
+		     uint64_t first_page, uint64_t npages,
+		     struct testfs_cachestat *out)
 {
 	struct pagecache_stat st;
 	int fd, err;

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * Talking to a running instance: paths and files of the mount, and the
- * commands of MOUNT/.testfs/ctl.
+ * The commands of MOUNT/.testfs/ctl, and waiting for the kernel's
+ * requests in flight to be answered.
  */
 #include "lib_i.h"
+
+#include "control_dir.h"
+#include "log_record.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,83 +14,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
-#define MARK_MAX 103u
-
-const char *testfs_mountpoint(const struct testfs *fs)
-{
-	return fs ? fs->mountpoint : NULL;
-}
-
-pid_t testfs_pid(const struct testfs *fs)
-{
-	return fs ? fs->pid : -1;
-}
-
-int testfs_path(const struct testfs *fs, const char *name, char *buf,
-		size_t size)
-{
-	int n;
-
-	if (!fs || !buf || !size)
-		return -EINVAL;
-	if (!name)
-		name = "";
-	while (*name == '/')
-		name++;
-	if (*name)
-		n = snprintf(buf, size, "%s/%s", fs->mountpoint, name);
-	else
-		n = snprintf(buf, size, "%s", fs->mountpoint);
-	if (n < 0)
-		return -EINVAL;
-	if ((size_t)n >= size) {
-		buf[0] = '\0';
-		return -ENAMETOOLONG;
-	}
-	return 0;
-}
-
-int testfs_open(const struct testfs *fs, const char *name, int flags)
-{
-	char path[PATH_MAX];
-	int fd, err;
-
-	err = testfs_path(fs, name, path, sizeof(path));
-	if (err)
-		return err;
-	fd = open(path, flags | O_CLOEXEC, 0);
-	return fd < 0 ? -errno : fd;
-}
-
-int64_t testfs_file_size(const struct testfs *fs, const char *name)
-{
-	char path[PATH_MAX];
-	struct stat st;
-	int err;
-
-	err = testfs_path(fs, name, path, sizeof(path));
-	if (err)
-		return err;
-	if (stat(path, &st) != 0)
-		return -errno;
-	if (S_ISDIR(st.st_mode))
-		return -EISDIR;
-	return st.st_size;
-}
-
 /* Copies MOUNT/.testfs/error, without its newline, into @why. */
-static void read_error(struct testfs *fs, char *why, size_t whylen)
+static void read_error(struct testfs_mount *fs, char *why, size_t whylen)
 {
 	char path[PATH_MAX];
 	size_t used = 0;
 	ssize_t n;
 	int fd;
 
-	if (testfs_path(fs, ".testfs/error", path, sizeof(path)) != 0)
+	if (testfs_path(fs, CONTROL_ERROR, path, sizeof(path)) != 0)
 		return;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -105,7 +42,8 @@ static void read_error(struct testfs *fs, char *why, size_t whylen)
 	why[strcspn(why, "\n")] = '\0';
 }
 
-int testfs_ctl(struct testfs *fs, const char *command, char *why, size_t whylen)
+int testfs_ctl(struct testfs_mount *fs, const char *command, char *why,
+	       size_t whylen)
 {
 	char path[PATH_MAX];
 	size_t len;
@@ -125,7 +63,7 @@ int testfs_ctl(struct testfs *fs, const char *command, char *why, size_t whylen)
 	memcpy(line, command, len);
 	if (!len || command[len - 1] != '\n')
 		line[len++] = '\n';
-	err = testfs_path(fs, ".testfs/ctl", path, sizeof(path));
+	err = testfs_path(fs, CONTROL_CTL, path, sizeof(path));
 	if (err)
 		goto free_line;
 	fd = open(path, O_WRONLY | O_CLOEXEC);
@@ -150,22 +88,22 @@ free_line:
 	return err;
 }
 
-int testfs_clear(struct testfs *fs)
+int testfs_clear(struct testfs_mount *fs)
 {
 	return testfs_ctl(fs, "clear", NULL, 0);
 }
 
-int testfs_mark(struct testfs *fs, const char *text)
+int testfs_mark(struct testfs_mount *fs, const char *text)
 {
-	char cmd[sizeof("mark ") + MARK_MAX];
+	char cmd[sizeof("mark ") + LOG_MARK_MAX];
 
-	if (!text || strpbrk(text, "\r\n") || strlen(text) > MARK_MAX)
+	if (!text || strpbrk(text, "\r\n") || strlen(text) > LOG_MARK_MAX)
 		return -EINVAL;
 	snprintf(cmd, sizeof(cmd), "mark %s", text);
 	return testfs_ctl(fs, cmd, NULL, 0);
 }
 
-int testfs_drop_cache(struct testfs *fs, const char *name)
+int testfs_drop_cache(struct testfs_mount *fs, const char *name)
 {
 	char *cmd;
 	int err;
@@ -181,14 +119,14 @@ int testfs_drop_cache(struct testfs *fs, const char *name)
 	return err;
 }
 
-int testfs_cold(struct testfs *fs, const char *name)
+int testfs_cold(struct testfs_mount *fs, const char *name)
 {
 	int err = testfs_drop_cache(fs, name);
 
 	return err ? err : testfs_clear(fs);
 }
 
-int testfs_settle(struct testfs *fs, unsigned timeout_ms)
+int testfs_settle(struct testfs_mount *fs, unsigned timeout_ms)
 {
 	char path[96], buf[32];
 	uint64_t end;
@@ -221,7 +159,7 @@ int testfs_settle(struct testfs *fs, unsigned timeout_ms)
 }
 
 /* "VERB ARG" through ctl, refusing a line break in ARG. */
-static int send_spec(struct testfs *fs, const char *verb, const char *arg)
+static int send_spec(struct testfs_mount *fs, const char *verb, const char *arg)
 {
 	char *cmd;
 	int err;
@@ -235,60 +173,22 @@ static int send_spec(struct testfs *fs, const char *verb, const char *arg)
 	return err;
 }
 
-int testfs_set_latency(struct testfs *fs, const char *model)
+int testfs_set_latency(struct testfs_mount *fs, const char *model)
 {
 	return send_spec(fs, "latency", model);
 }
 
-int testfs_add_rule(struct testfs *fs, const char *spec)
+int testfs_add_rule(struct testfs_mount *fs, const char *spec)
 {
 	return send_spec(fs, "rule", spec);
 }
 
-int testfs_add_error(struct testfs *fs, const char *spec)
+int testfs_add_error(struct testfs_mount *fs, const char *spec)
 {
 	return send_spec(fs, "error", spec);
 }
 
-int testfs_clear_rules(struct testfs *fs)
+int testfs_clear_rules(struct testfs_mount *fs)
 {
 	return fs ? testfs_ctl(fs, "rules clear", NULL, 0) : -EINVAL;
-}
-
-char *lib_trace_why(const struct trace_state *tr)
-{
-	if (tr->why && *tr->why)
-		return strdup(tr->why);
-	if (tr->on < 0)
-		return strdup("daemon does not report tracing");
-	if (tr->on == 0)
-		return strdup("the daemon gives no reason");
-	return strdup("the daemon was not tracing when the log was read");
-}
-
-int testfs_tracing(struct testfs *fs, char *why, size_t whylen)
-{
-	struct trace_state tr;
-	char *text;
-	int err;
-
-	if (why && whylen)
-		why[0] = '\0';
-	if (!fs)
-		return -EINVAL;
-	err = lib_read_config(fs, NULL, &tr);
-	if (err)
-		return err;
-	if (tr.on > 0) {
-		free(tr.why);
-		return 1;
-	}
-	text = lib_trace_why(&tr);
-	free(tr.why);
-	if (!text)
-		return -ENOMEM;
-	if (why && whylen)
-		snprintf(why, whylen, "%s", text);
-	free(text);
-	return 0;
 }

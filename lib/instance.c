@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * Instances: starting and stopping the daemon on a private mountpoint, and
- * talking to it through MOUNT/.testfs/.
+ * Instances: starting and stopping the daemon on a private mountpoint.
  */
 #include "lib_i.h"
 
-#include "common/mountinfo.h"
+#include "mountinfo.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,13 +22,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-#ifndef TESTFS_INSTALLED_DAEMON
-#define TESTFS_INSTALLED_DAEMON "/usr/local/bin/testfs"
-#endif
-#ifndef TESTFS_BUILD_DAEMON
-#define TESTFS_BUILD_DAEMON ""
-#endif
 
 /* The child's ready pipe: the daemon is told --ready-fd 3. */
 #define CHILD_READY_FD 3
@@ -78,7 +70,7 @@ static int wait_exit(pid_t pid, unsigned timeout_ms, int *ws)
  * @kill_now) and a wait of fs->timeout_ms, then SIGKILL. Returns its exit
  * status, -EINTR if a signal ended it, or -errno.
  */
-static int end_daemon(struct testfs *fs, bool kill_now)
+static int end_daemon(struct testfs_mount *fs, bool kill_now)
 {
 	int ws, err = -ETIMEDOUT;
 
@@ -104,7 +96,7 @@ static int end_daemon(struct testfs *fs, bool kill_now)
  * Makes sure the mount is gone (auto_unmount removes it asynchronously
  * after a killed daemon), then removes the directories.
  */
-static int remove_mountpoint(struct testfs *fs)
+static int remove_mountpoint(struct testfs_mount *fs)
 {
 	uint64_t end = lib_now_ms() + UNMOUNT_WAIT_MS;
 
@@ -119,7 +111,7 @@ static int remove_mountpoint(struct testfs *fs)
 	return 0;
 }
 
-static void free_instance(struct testfs *fs)
+static void free_instance(struct testfs_mount *fs)
 {
 	free(fs->mountpoint);
 	free(fs->root);
@@ -150,67 +142,14 @@ static int check_config(const struct testfs_config *cfg)
 		return -EINVAL;
 	if (cfg->daemon && !*cfg->daemon)
 		return -EINVAL;
+	if (cfg->mount_dir && !*cfg->mount_dir)
+		return -EINVAL;
 	if (cfg->trace < -1 || cfg->trace > 1)
 		return -EINVAL;
 	for (i = 0; cfg->files && cfg->files[i]; i++)
 		if (!*cfg->files[i])
 			return -EINVAL;
 	return 0;
-}
-
-/* The first executable @name in $PATH, malloc'd into *@out. */
-static int search_path(const char *name, char **out)
-{
-	const char *path = getenv("PATH"), *p, *colon;
-	char *cand;
-	size_t dirlen;
-
-	if (!path || !*path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	for (p = path;; p = colon + 1) {
-		colon = strchrnul(p, ':');
-		dirlen = (size_t)(colon - p);
-		if (asprintf(&cand, "%.*s/%s", (int)dirlen, dirlen ? p : ".",
-			     name) < 0)
-			return -ENOMEM;
-		if (access(cand, X_OK) == 0) {
-			*out = cand;
-			return 0;
-		}
-		free(cand);
-		if (!*colon)
-			return -ENOENT;
-	}
-}
-
-/* A daemon named by the caller: a path, or a name to look up in $PATH. */
-static int resolve_named(const char *name, char **out)
-{
-	if (!strchr(name, '/'))
-		return search_path(name, out);
-	if (access(name, X_OK) != 0)
-		return -errno;
-	*out = strdup(name);
-	return *out ? 0 : -ENOMEM;
-}
-
-static int find_daemon(const struct testfs_config *cfg, char **out)
-{
-	const char *env = getenv("TESTFS_BIN");
-	const char *known[] = { TESTFS_INSTALLED_DAEMON, TESTFS_BUILD_DAEMON };
-	size_t i;
-
-	if (cfg->daemon)
-		return resolve_named(cfg->daemon, out);
-	if (env && *env)
-		return resolve_named(env, out);
-	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
-		if (*known[i] && access(known[i], X_OK) == 0) {
-			*out = strdup(known[i]);
-			return *out ? 0 : -ENOMEM;
-		}
-	}
-	return search_path("testfs", out);
 }
 
 /* Numbers of the daemon's command line, formatted before fork(). */
@@ -419,13 +358,15 @@ static int wait_ready(int fd, unsigned timeout_ms)
 	}
 }
 
-/* The private directory "$TMPDIR/testfs.XXXXXX" with mnt/ inside. */
-static int make_dirs(struct testfs *fs)
+/* The private directory "DIR/testfs.XXXXXX": cfg->mount_dir, $TMPDIR, /tmp. */
+static int make_dirs(struct testfs_mount *fs, const struct testfs_config *cfg)
 {
-	const char *tmp = getenv("TMPDIR");
+	const char *tmp = cfg->mount_dir;
 	char *templ;
 	int err;
 
+	if (!tmp)
+		tmp = getenv("TMPDIR");
 	if (!tmp || !*tmp)
 		tmp = "/tmp";
 	if (asprintf(&templ, "%s/testfs.XXXXXX", tmp) < 0)
@@ -452,7 +393,7 @@ static int make_dirs(struct testfs *fs)
 	return 0;
 }
 
-static int spawn_daemon(struct testfs *fs, char *const *argv, int *ready)
+static int spawn_daemon(struct testfs_mount *fs, char *const *argv, int *ready)
 {
 	int pipefd[2], null_fd, err;
 	pid_t pid;
@@ -496,11 +437,11 @@ close_null:
 	return err;
 }
 
-int testfs_start(const struct testfs_config *cfg, struct testfs **out)
+int testfs_start(const struct testfs_config *cfg, struct testfs_mount **out)
 {
 	static const struct testfs_config defaults;
 	struct daemon_numbers num;
-	struct testfs *fs;
+	struct testfs_mount *fs;
 	struct stat st;
 	char *daemon = NULL, **argv = NULL;
 	int ready = -1, err;
@@ -513,7 +454,7 @@ int testfs_start(const struct testfs_config *cfg, struct testfs **out)
 	err = check_config(cfg);
 	if (err)
 		return err;
-	err = find_daemon(cfg, &daemon);
+	err = lib_find_daemon(cfg ? cfg->daemon : NULL, &daemon);
 	if (err)
 		return err;
 	fs = calloc(1, sizeof(*fs));
@@ -523,7 +464,7 @@ int testfs_start(const struct testfs_config *cfg, struct testfs **out)
 	}
 	fs->timeout_ms =
 		cfg->timeout_ms ? cfg->timeout_ms : LIB_DEFAULT_TIMEOUT_MS;
-	err = make_dirs(fs);
+	err = make_dirs(fs, cfg);
 	if (err)
 		goto free_fs;
 	err = build_argv(cfg, daemon, fs->mountpoint, &num, &argv);
@@ -558,12 +499,16 @@ free_daemon:
 	return err;
 }
 
-int testfs_stop(struct testfs *fs)
+int testfs_stop(struct testfs_mount *fs)
 {
 	int status, err;
 
 	if (!fs)
 		return -EINVAL;
+	if (fs->attached) {
+		testfs_detach(fs);
+		return 0;
+	}
 	/*
 	 * Requests still on their way (the RELEASE of a file just closed)
 	 * are answered before the daemon is asked to stop.

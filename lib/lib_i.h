@@ -27,7 +27,7 @@ static inline void lib_sleep_ms(unsigned ms)
 	nanosleep(&ts, NULL);
 }
 
-struct testfs {
+struct testfs_mount {
 	/* A directory to remove with the mountpoint, or NULL. */
 	char *root;
 	/* Absolute mountpoint: a private directory made by testfs_start(),
@@ -39,6 +39,8 @@ struct testfs {
 	 * /sys/fs/fuse/connections ((major << 20) | minor). */
 	unsigned conn_id;
 	bool stopped;
+	/* From testfs_attach(): the daemon is not ours to stop (pid -1). */
+	bool attached;
 };
 
 struct testfs_log {
@@ -83,16 +85,38 @@ struct name_table {
 struct trace_state {
 	/* 1 on, 0 off, -1 the daemon does not say (no "trace" object). */
 	int on;
+	/* It follows read(2) lookups too ("reads"; --trace-reads). */
+	bool reads;
 	/* Why it is off (malloc'd), or NULL. */
 	char *why;
 };
 
 /*
- * Reads .testfs/config: its "files" into @t (emptied first) and its
- * "trace" object into @tr; either may be NULL.
+ * The files of this library, bottom up: a file calls only files on the
+ * lines above its own (tools/callgraph.py checks there is no circle).
+ *   extents.c, json_in.c     sets of pages; the JSON reader
+ *   paths.c                  where the mount is; reading its files
+ *   config.c, control.c      .testfs/config (one parser); .testfs/ctl
+ *   find_daemon.c, attach.c  which daemon to run; attaching to a mount
+ *   instance.c               starting and stopping a daemon
+ *   records.c                what a snapshot holds
+ *   queries.c, windows.c     set queries; windows, usage, histograms
+ *   snapshot.c               log.bin into a snapshot
+ *   client.c, checks.c, window_checks.c
  */
-int lib_read_config(struct testfs *fs, struct name_table *t,
-		    struct trace_state *tr);
+
+/* paths.c: opens MOUNT/@name read-only; returns the fd or -errno. */
+int lib_open_control(const struct testfs_mount *fs, const char *name);
+/* paths.c: read() until @len bytes or EOF; the bytes read or -errno. */
+ssize_t lib_read_full(int fd, void *buf, size_t len);
+
+/*
+ * config.c: reads .testfs/config, its "files" into @t (emptied first),
+ * its "trace" object into @tr and the settings in @set; any may be NULL.
+ * Returns 0, -EPROTO (not the daemon's JSON) or -errno.
+ */
+int lib_read_config(const struct testfs_mount *fs, struct name_table *t,
+		    struct trace_state *tr, struct testfs_settings *set);
 /* The name of @ino, or "" if the config did not list it. */
 const char *lib_name_of(const struct name_table *t, uint64_t ino);
 void lib_free_names(struct name_table *t);
@@ -100,10 +124,12 @@ void lib_free_names(struct name_table *t);
 /* Why the tracer is off, as a malloc'd sentence (NULL: no memory). */
 char *lib_trace_why(const struct trace_state *tr);
 
-/* Opens MOUNT/@name read-only; returns the fd or -errno. */
-int lib_open_control(struct testfs *fs, const char *name);
-/* read() until @len bytes or EOF; returns the bytes read or -errno. */
-ssize_t lib_read_full(int fd, void *buf, size_t len);
+/*
+ * find_daemon.c: the daemon to run, malloc'd into *@out: @named (a path,
+ * or a name looked up in $PATH) if non-NULL, else by the documented
+ * order (testfs_find_daemon()). Returns 0, -ENOENT or -errno.
+ */
+int lib_find_daemon(const char *named, char **out);
 
 /* The inode number of file @name in @log's records, or 0 if none. */
 uint64_t lib_log_ino(const struct testfs_log *log, const char *name);

@@ -7,7 +7,7 @@
  */
 #include "lib_i.h"
 
-#include "common/strbuf.h"
+#include "strbuf.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/json.h"
-#include "common/strbuf.h"
+#include "json.h"
+#include "strbuf.h"
 
 /* Generated from page.css and page-*.js (embed.c). */
 extern const char htmlrep_page_css[];

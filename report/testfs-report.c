@@ -12,7 +12,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "common/parse.h"
+#include "parse.h"
 #include "report.h"
 
 #define PAGE 4096ull

@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "scenario.h"
-#include "common/parse.h"
-#include "slow/latency.h"
+#include "parse.h"
+#include "latency.h"
 
 #define SCENARIO(name) extern const struct scenario name##_scenario;
 #include "list.h"
@@ -355,44 +355,6 @@ static int print_help(const char *name)
 		}
 	}
 	return 0;
-}
-
-static int param_index(const struct scenario_ctx *ctx, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < ctx->nparams; i++)
-		if (strcmp(ctx->defs[i]->name, name) == 0)
-			return (int)i;
-	return -1;
-}
-
-uint64_t param_u(const struct scenario_ctx *ctx, const char *name)
-{
-	int i = param_index(ctx, name);
-
-	return i < 0 ? 0 : ctx->num[i];
-}
-
-const char *param_s(const struct scenario_ctx *ctx, const char *name)
-{
-	int i = param_index(ctx, name);
-
-	return i < 0 ? "" : ctx->value[i];
-}
-
-int scenario_fail(struct scenario_ctx *ctx, int err, const char *fmt, ...)
-{
-	size_t used;
-	va_list ap;
-
-	va_start(ap, fmt);
-	used = (size_t)vsnprintf(ctx->why, sizeof(ctx->why), fmt, ap);
-	va_end(ap);
-	if (err && used < sizeof(ctx->why))
-		snprintf(ctx->why + used, sizeof(ctx->why) - used, ": %s",
-			 strerror(err < 0 ? -err : err));
-	return err < 0 ? err : -EIO;
 }
 
 static int parse_params(struct scenario_ctx *ctx, int argc, char **argv,

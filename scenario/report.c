@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/json.h"
-#include "common/strbuf.h"
+#include "json.h"
+#include "strbuf.h"
 
 static struct report *the_report;
 

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "report_i.h"
-#include "common/strbuf.h"
+#include "strbuf.h"
 
 static const char *label_of(const struct rnode *n, char *buf, size_t size)
 {

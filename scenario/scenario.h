@@ -86,7 +86,11 @@ extern const size_t nscenarios;
 /* PARAMs every scenario takes (preset, log, trace, timeout), after its own. */
 extern const struct param_def common_params[];
 
-/* A PARAM's value (the scenario asks only for PARAMs it declared). */
+/*
+ * params.c. A PARAM's value (the scenario asks only for PARAMs it
+ * declared); param_index() is its slot in @ctx, or -1.
+ */
+int param_index(const struct scenario_ctx *ctx, const char *name);
 uint64_t param_u(const struct scenario_ctx *ctx, const char *name);
 const char *param_s(const struct scenario_ctx *ctx, const char *name);
 
@@ -108,7 +112,7 @@ void progress_end(void);
 /* ------------------------------------------------------------------ */
 
 struct session {
-	struct testfs *fs;
+	struct testfs_mount *fs;
 	const char *file;
 	uint64_t file_pages;
 	unsigned ra_kb;
@@ -187,13 +191,6 @@ int log_reads(const struct testfs_log *log, const char *name,
 	      struct read_list *out);
 void read_list_free(struct read_list *l);
 
-/* Causes a read can have (the index of enum testfs_cause). */
-#define NCAUSES 7
-
-/* Pages fetched by cause (out[cause], each emptied first). */
-int log_fetched_by_cause(const struct testfs_log *log, const char *name,
-			 struct testfs_extents out[NCAUSES]);
-
 /* Pages of @e within [@first, @last]. */
 uint64_t extents_pages_in(const struct testfs_extents *e, uint64_t first,
 			  uint64_t last);
@@ -205,10 +202,34 @@ uint64_t extents_pages_in(const struct testfs_extents *e, uint64_t first,
 void report_requests(struct rnode *parent, const struct read_list *reads,
 		     size_t max);
 
-/* Adds "causes": the pages per cause, or why they are not available. */
-void report_causes(struct rnode *parent, const struct session *s,
-		   const struct testfs_log *log,
-		   const struct testfs_extents by_cause[NCAUSES]);
+/*
+ * Adds a policy verdict row: policy, expected, observed, verdict (prose);
+ * returns the row, for the numbers (verdict_num()).
+ */
+struct rnode *report_verdict(struct rnode *table, const char *policy,
+			     const char *expected, const char *observed,
+			     const char *verdict);
+/* A number of a verdict row, JSON only ("expected_after": 58). */
+void verdict_num(struct rnode *row, const char *key, uint64_t v);
+
+/* ------------------------------------------------------------------ */
+/* Kernel correlation                                                  */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Why the kernel fetched what it fetched: the causes, windows and
+ * accesses the daemon's tracer attaches to the log (logview.c). They need
+ * kernel tracing (root and tracefs; session.tracing); without it the
+ * pages are all of unknown cause, accesses and windows are empty, and
+ * each report section says why instead of showing zeros.
+ */
+
+/* Causes a read can have (the index of enum testfs_cause). */
+#define NCAUSES 7
+
+/* Pages fetched by cause (out[cause], each emptied first). */
+int log_fetched_by_cause(const struct testfs_log *log, const char *name,
+			 struct testfs_extents out[NCAUSES]);
 
 /*
  * Pages of @name the kernel saw accessed with @type (kernel tracing;
@@ -216,6 +237,11 @@ void report_causes(struct rnode *parent, const struct session *s,
  */
 int log_accessed(const struct testfs_log *log, const char *name,
 		 enum testfs_access_type type, struct testfs_extents *out);
+
+/* Adds "causes": the pages per cause, or why they are not available. */
+void report_causes(struct rnode *parent, const struct session *s,
+		   const struct testfs_log *log,
+		   const struct testfs_extents by_cause[NCAUSES]);
 
 /*
  * Adds "usage" (testfs_log_usage(): pages fetched, accessed, mapped by
@@ -235,20 +261,6 @@ void report_windows(struct rnode *parent, const struct testfs_log *log,
 /* Adds rows per cause to @m (one row per cause with pages). */
 void pagemap_fetched_rows(struct pagemap *m,
 			  const struct testfs_extents by_cause[NCAUSES]);
-
-/*
- * Adds a policy verdict row: policy, expected, observed, verdict (prose);
- * returns the row, for the numbers (verdict_num()).
- */
-struct rnode *report_verdict(struct rnode *table, const char *policy,
-			     const char *expected, const char *observed,
-			     const char *verdict);
-/* A number of a verdict row, JSON only ("expected_after": 58). */
-void verdict_num(struct rnode *row, const char *key, uint64_t v);
-
-/* ------------------------------------------------------------------ */
-/* Kernel correlation                                                  */
-/* ------------------------------------------------------------------ */
 
 /* ------------------------------------------------------------------ */
 /* Workloads                                                           */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * One testfs instance per run: start it with the scenario's knobs, read
- * back what the kernel made of them, phases (cold cache, marks, snapshot)
- * and the settings section of the report.
+ * back what the kernel made of them (testfs_settings()), phases (cold
+ * cache, marks, snapshot) and the settings section of the report.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,84 +21,8 @@
 #include <unistd.h>
 
 #include "scenario.h"
-#include "common/strbuf.h"
 
 extern char **environ;
-#include "slow/latency.h"
-
-/* Reads MOUNT/.testfs/config into @buf; returns 0 or -errno. */
-static int read_config(struct testfs *fs, char *buf, size_t size)
-{
-	char path[4096];
-	ssize_t n, used = 0;
-	int fd, err;
-
-	err = testfs_path(fs, ".testfs/config", path, sizeof(path));
-	if (err)
-		return err;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	while ((size_t)used < size - 1 &&
-	       (n = read(fd, buf + used, size - 1 - (size_t)used)) > 0)
-		used += n;
-	err = n < 0 ? -errno : 0;
-	close(fd);
-	buf[used] = '\0';
-	return err;
-}
-
-/* The "effective" number of "KEY":{...} in the config, or 0. */
-static unsigned config_effective(const char *cfg, const char *key)
-{
-	char pat[64];
-	const char *p;
-
-	snprintf(pat, sizeof(pat), "\"%s\":{", key);
-	p = strstr(cfg, pat);
-	if (!p)
-		return 0;
-	p = strstr(p, "\"effective\":");
-	if (!p)
-		return 0;
-	return (unsigned)strtoul(p + strlen("\"effective\":"), NULL, 10);
-}
-
-/* The string value of "KEY":"..." (no escapes expected), or "". */
-static void config_string(const char *cfg, const char *key, char *out,
-			  size_t size)
-{
-	char pat[64];
-	const char *p;
-	size_t len;
-
-	out[0] = '\0';
-	snprintf(pat, sizeof(pat), "\"%s\":\"", key);
-	p = strstr(cfg, pat);
-	if (!p)
-		return;
-	p += strlen(pat);
-	len = strcspn(p, "\"");
-	if (len >= size)
-		len = size - 1;
-	memcpy(out, p, len);
-	out[len] = '\0';
-}
-
-static void canonical_model(const char *model, char *out, size_t size)
-{
-	struct strbuf sb = STRBUF_INIT;
-	struct latency_model *m = NULL;
-
-	snprintf(out, size, "%s", model && *model ? model : "none");
-	if (!model || latency_parse(model, &m, NULL, 0))
-		return;
-	latency_format(m, &sb);
-	if (!sb.oom && sb.data)
-		snprintf(out, size, "%s", sb.data);
-	strbuf_free(&sb);
-	latency_free(m);
-}
 
 static void ask_tracing(struct session *s)
 {
@@ -283,7 +207,8 @@ int session_start(struct scenario_ctx *ctx, struct session *s, const char *file,
 	static const char *files[2];
 	struct testfs_config cfg = { 0 };
 	const char *log = param_s(ctx, "log"), *trace;
-	char *config;
+	struct testfs_settings set;
+	sigset_t alrm, old;
 	int err;
 
 	memset(s, 0, sizeof(*s));
@@ -303,7 +228,8 @@ int session_start(struct scenario_ctx *ctx, struct session *s, const char *file,
 	cfg.trace = strcmp(trace, "on") == 0	? 1
 		    : strcmp(trace, "off") == 0 ? -1
 						: 0;
-	canonical_model(model, s->model, sizeof(s->model));
+	snprintf(s->model, sizeof(s->model), "%s",
+		 model && *model ? model : "none");
 
 	err = check_testfs_bin(ctx);
 	if (err)
@@ -317,7 +243,20 @@ int session_start(struct scenario_ctx *ctx, struct session *s, const char *file,
 			 model && *model ? model : "none",
 			 model && strlen(model) > 28 ? "..." : "");
 	}
+	/*
+	 * A time limit that ends during the start must still find the
+	 * daemon to stop: SIGALRM waits until its pid is known.
+	 */
+	sigemptyset(&alrm);
+	sigaddset(&alrm, SIGALRM);
+	sigprocmask(SIG_BLOCK, &alrm, &old);
 	err = testfs_start(&cfg, &s->fs);
+	if (!err) {
+		snprintf(alarm_mnt, sizeof(alarm_mnt), "%s",
+			 testfs_mountpoint(s->fs));
+		alarm_daemon = testfs_pid(s->fs);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (err == -ENOENT)
 		return scenario_fail(ctx, 0,
 				     "no testfs daemon found (set TESTFS_BIN "
@@ -335,16 +274,15 @@ int session_start(struct scenario_ctx *ctx, struct session *s, const char *file,
 				     "latency %s)",
 				     spec, ra_kb, s->model);
 
-	config = malloc(65536);
-	if (config && !read_config(s->fs, config, 65536)) {
-		s->ra_pages = config_effective(config, "ra_kb") / 4;
-		s->max_pages = config_effective(config, "max_pages");
-		s->max_background = config_effective(config, "max_background");
-		s->congestion_threshold =
-			config_effective(config, "congestion_threshold");
-		config_string(config, "kernel", s->kernel, sizeof(s->kernel));
+	/* What the kernel took, and the model as the daemon spells it. */
+	if (testfs_settings(s->fs, &set) == 0) {
+		s->ra_pages = set.ra_kb / 4;
+		s->max_pages = set.max_pages;
+		s->max_background = set.max_background;
+		s->congestion_threshold = set.congestion_threshold;
+		snprintf(s->kernel, sizeof(s->kernel), "%s", set.kernel);
+		snprintf(s->model, sizeof(s->model), "%s", set.latency);
 	}
-	free(config);
 	if (!s->kernel[0]) {
 		struct utsname u;
 
@@ -356,8 +294,6 @@ int session_start(struct scenario_ctx *ctx, struct session *s, const char *file,
 	if (!s->max_pages)
 		s->max_pages = 256;
 	ask_tracing(s);
-	snprintf(alarm_mnt, sizeof(alarm_mnt), "%s", testfs_mountpoint(s->fs));
-	alarm_daemon = testfs_pid(s->fs);
 	return 0;
 }
 

@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 builddir=${1:-${BUILDDIR:-build}}
 testfs=$builddir/src/testfs
-touch_=$builddir/src/testfs-touch
+touch_=$builddir/tools/testfs-touch
 
 mnt=$(mktemp -d /tmp/testfs-valgrind.XXXXXX)
 vlog=$mnt.valgrind.log

@@ -885,7 +885,7 @@ Test(checks, every_check_fails_on_lost_records)
 #define FILE_SIZE (FILE_PAGES * 4096 + 100)
 
 static char dir[] = "/tmp/lib_extents.XXXXXX";
-static struct testfs fake_fs;
+static struct testfs_mount fake_fs;
 
 static void make_dir(void)
 {

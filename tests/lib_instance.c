@@ -28,7 +28,7 @@
 
 static char tmpdir[64];
 /* The instance a test holds: teardown stops it if an assertion failed. */
-static struct testfs *held;
+static struct testfs_mount *held;
 
 static uint64_t now_ms(void)
 {
@@ -210,7 +210,7 @@ static void teardown(void)
 /* testfs_stop() of the held instance. */
 static int stop_held(void)
 {
-	struct testfs *fs = held;
+	struct testfs_mount *fs = held;
 
 	held = NULL;
 	return testfs_stop(fs);
@@ -226,10 +226,10 @@ static void assert_tmpdir_clean(void)
 
 TestSuite(lib, .init = setup, .fini = teardown, .timeout = 60);
 
-static struct testfs *start_files(const char *const *files)
+static struct testfs_mount *start_files(const char *const *files)
 {
 	struct testfs_config cfg = { 0 };
-	struct testfs *fs = NULL;
+	struct testfs_mount *fs = NULL;
 	int err;
 
 	require_fuse();
@@ -242,7 +242,7 @@ static struct testfs *start_files(const char *const *files)
 }
 
 /* Reads page @page of @name alone: FADV_RANDOM turns readahead off. */
-static void read_page(struct testfs *fs, const char *name, uint64_t page,
+static void read_page(struct testfs_mount *fs, const char *name, uint64_t page,
 		      const char *pattern)
 {
 	char buf[4096];
@@ -271,7 +271,7 @@ Test(lib, lifecycle)
 	const char *mnt;
 	struct stat st;
 	int fds, fd, err;
-	struct testfs *fs;
+	struct testfs_mount *fs;
 
 	require_fuse();
 	fds = count_fds();
@@ -370,7 +370,7 @@ Test(lib, mark_limits)
 	static const char *const files[] = { A_BIN ":4K", NULL };
 	struct testfs_log *log;
 	char text[105];
-	struct testfs *fs;
+	struct testfs_mount *fs;
 
 	fs = start_files(files);
 	memset(text, 'm', sizeof(text) - 1);
@@ -394,7 +394,7 @@ Test(lib, direct_reads)
 	static const char *const files[] = { A_BIN ":1M", NULL };
 	struct testfs_extents fetched = TESTFS_EXTENTS_INIT;
 	struct testfs_log *log;
-	struct testfs *fs;
+	struct testfs_mount *fs;
 	char text[64];
 	void *buf;
 	int fd;
@@ -435,7 +435,7 @@ Test(lib, all_knobs)
 	struct testfs_config cfg = { 0 };
 	struct testfs_log *log;
 	char logpath[128], config[16384], mark[16], buf[65536];
-	struct testfs *fs;
+	struct testfs_mount *fs;
 	struct stat st;
 	ssize_t n;
 	int fd, i;
@@ -500,7 +500,7 @@ Test(lib, all_knobs)
 Test(lib, no_daemon)
 {
 	struct testfs_config cfg = { 0 };
-	struct testfs *fs = (struct testfs *)1;
+	struct testfs_mount *fs = (struct testfs_mount *)1;
 
 	cfg.daemon = "/nonexistent/testfs";
 	cr_assert_eq(testfs_start(&cfg, &fs), -ENOENT);
@@ -512,7 +512,7 @@ Test(lib, bad_config)
 {
 	struct testfs_config cfg = { 0 };
 	static const char *const none[] = { NULL };
-	struct testfs *fs;
+	struct testfs_mount *fs;
 
 	cfg.max_pages = 257;
 	cr_assert_eq(testfs_start(&cfg, &fs), -EINVAL);
@@ -536,7 +536,7 @@ Test(lib, bad_args)
 	static const char *const files[] = { A_BIN ":4K", NULL };
 	static const char *const extra[] = { "--max-pages", "999", NULL };
 	struct testfs_config cfg = { 0 };
-	struct testfs *fs;
+	struct testfs_mount *fs;
 	uint64_t t0;
 
 	require_fuse();
@@ -566,7 +566,7 @@ Test(lib, start_timeout)
 {
 	struct testfs_config cfg = { 0 };
 	char script[128];
-	struct testfs *fs;
+	struct testfs_mount *fs;
 	uint64_t t0;
 	int err;
 
@@ -585,7 +585,7 @@ Test(lib, daemon_exits_early)
 {
 	struct testfs_config cfg = { 0 };
 	char script[128];
-	struct testfs *fs;
+	struct testfs_mount *fs;
 	int err;
 
 	write_script(script, sizeof(script), "exit 3");
@@ -600,7 +600,7 @@ Test(lib, daemon_exits_early)
 Test(lib, stop_after_daemon_died)
 {
 	static const char *const files[] = { A_BIN ":4K", NULL };
-	struct testfs *fs;
+	struct testfs_mount *fs;
 
 	fs = start_files(files);
 	cr_assert_eq(kill(testfs_pid(fs), SIGKILL), 0);
@@ -615,7 +615,7 @@ Test(lib, no_inherited_fds)
 	static const char *const files[] = { A_BIN ":4K", NULL };
 	char link[PATH_MAX], target[PATH_MAX], fdpath[64];
 	struct dirent *d;
-	struct testfs *fs;
+	struct testfs_mount *fs;
 	DIR *dir;
 	ssize_t n;
 	int probe;
@@ -662,7 +662,7 @@ Test(lib, killed_owner_unmounts)
 	cr_assert_geq(pid, 0);
 	if (pid == 0) {
 		struct testfs_config cfg = { .files = files };
-		struct testfs *fs;
+		struct testfs_mount *fs;
 		const char *m;
 
 		close(pipefd[0]);
@@ -723,7 +723,7 @@ Test(lib, odd_names)
 	const size_t count = sizeof(names) / sizeof(names[0]);
 	const struct testfs_record *r;
 	struct testfs_log *log;
-	struct testfs *fs;
+	struct testfs_mount *fs;
 	size_t i;
 
 	fs = start_files(files);
@@ -747,7 +747,7 @@ Test(lib, many_records)
 	static const char *const files[] = { A_BIN ":16M", NULL };
 	const size_t pages = 4096;
 	struct testfs_log *log;
-	struct testfs *fs;
+	struct testfs_mount *fs;
 	char buf[4096];
 	size_t i;
 	int fd;

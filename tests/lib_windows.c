@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "lib_i.h"
-#include "log/log_record.h"
+#include "log_record.h"
 
 #include <testfs/criterion.h>
 
@@ -826,7 +826,7 @@ Test(criterion, assertions_fail_with_the_explanation)
 /* ------------------------------------------------------------------ */
 
 static char dir[] = "/tmp/lib_windows.XXXXXX";
-static struct testfs fake_fs;
+static struct testfs_mount fake_fs;
 
 static void path_of(char *buf, size_t size, const char *name)
 {
@@ -1157,7 +1157,7 @@ static char *daemon_args(int trace)
 	struct testfs_config cfg = { 0 };
 	char script[PATH_MAX], args[PATH_MAX];
 	static char got[4096];
-	struct testfs *fs;
+	struct testfs_mount *fs;
 	ssize_t n;
 	FILE *f;
 	int fd, err;
@@ -1204,7 +1204,7 @@ TestSuite(argv, .init = make_script_dir, .fini = remove_script_dir);
 Test(argv, trace_options)
 {
 	struct testfs_config cfg = { 0 };
-	struct testfs *fs;
+	struct testfs_mount *fs;
 
 	cr_assert_not_null(strstr(daemon_args(1), "\n--trace\n"));
 	cr_assert_null(strstr(daemon_args(1), "--no-trace"));

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "common/pagecache.h"
+#include "ctl/control.h"
 #include "mount_harness.h"
 
 #define PAGE 4096u
@@ -205,6 +206,43 @@ Test(ctl, bad_commands_are_rejected_with_a_reason)
 	cr_assert_eq(harness_ctl(&mnt, "clear\n"), 0);
 	err = harness_read_file(harness_path(&mnt, ".testfs/error"), NULL);
 	cr_assert_str_eq(err, "", "error not cleared by a good command");
+	free(err);
+}
+
+/*
+ * The commands testfs-control(5) documents are the rows of the command
+ * table, and the message for an unknown command, generated from the
+ * table, names every one of them, as it did when written by hand.
+ */
+Test(ctl, unknown_command_lists_every_command)
+{
+	static const char *const documented[] = {
+		"clear",	 "drop-cache [NAME]", "mark TEXT",
+		"latency MODEL", "rule SPEC",	      "error SPEC",
+		"rules clear",
+	};
+	const char *usage;
+	size_t i, k, n = 0;
+	char *err;
+
+	for (i = 0; i < sizeof(documented) / sizeof(documented[0]); i++) {
+		for (k = 0; (usage = control_command_usage(k)); k++)
+			if (!strcmp(usage, documented[i]))
+				break;
+		cr_expect_not_null(usage, "no command '%s' in the table",
+				   documented[i]);
+	}
+	cr_assert_eq(harness_ctl(&mnt, "frobnicate\n"), -EINVAL);
+	err = harness_read_file(harness_path(&mnt, ".testfs/error"), NULL);
+	for (k = 0; (usage = control_command_usage(k)); k++, n++)
+		cr_expect_not_null(strstr(err, usage), "'%s' missing from '%s'",
+				   usage, err);
+	cr_expect_eq(n, sizeof(documented) / sizeof(documented[0]),
+		     "the table has %zu commands, the page documents %zu", n,
+		     sizeof(documented) / sizeof(documented[0]));
+	cr_expect_str_eq(
+		err,
+		"unknown command 'frobnicate' (expected clear, drop-cache [NAME], mark TEXT, latency MODEL, rule SPEC, error SPEC or rules clear)\n");
 	free(err);
 }
 

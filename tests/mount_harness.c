@@ -21,7 +21,6 @@
 
 #include "common/mountinfo.h"
 #include "common/pagecache.h"
-#include "ctl/control.h"
 
 #define START_TIMEOUT_MS 10000
 #define STOP_TIMEOUT_MS 10000

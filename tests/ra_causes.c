@@ -668,7 +668,7 @@ Test(causes, two_readers_of_one_file)
  */
 Test(causes, a_killed_daemons_instance_goes_at_the_next_start)
 {
-	struct testfs *first;
+	struct testfs_mount *first;
 	char path[128];
 	struct stat st;
 	pid_t pid;

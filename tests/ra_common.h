@@ -25,7 +25,7 @@
 #define BIG "big.bin"
 #define BIG_PAGES 16384u /* 64 MiB */
 
-static struct testfs *fs;
+static struct testfs_mount *fs;
 /* Pages of BIG that left the cache since ra_start() (root: tracefs). */
 static struct ra_evictions ra_evicted;
 

@@ -91,8 +91,8 @@ static inline void ra_evictions_free(struct ra_evictions *e)
 }
 
 /* Starts recording the evictions of file @name of @fs. */
-static inline void ra_evictions_start(struct ra_evictions *e, struct testfs *fs,
-				      const char *name)
+static inline void ra_evictions_start(struct ra_evictions *e,
+				      struct testfs_mount *fs, const char *name)
 {
 	char path[PATH_MAX], filter[128];
 	struct stat st;
@@ -277,7 +277,7 @@ static inline const char *ra_evict_fmt(const struct testfs_extents *x,
  * double fetch. The rest still holds: the log and the cache agree (up to
  * cachestat's evicted pages), no request exceeds @max_pages.
  */
-static inline void ra_assert_consistent_evicting(struct testfs *fs,
+static inline void ra_assert_consistent_evicting(struct testfs_mount *fs,
 						 const struct testfs_log *log,
 						 const char *name,
 						 uint64_t max_pages,

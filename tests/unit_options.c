@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -818,4 +819,102 @@ Test(config, load_directly)
 	/* No mountpoint check and no defaults: that is options_parse()'s. */
 	cr_assert_eq(o.nfiles, 0);
 	cr_assert_not(o.default_files);
+}
+
+/* The config-file keys testfs(8) documents. */
+static const char *const documented_keys[] = {
+	"file",
+	"ra-kb",
+	"max-pages",
+	"max-background",
+	"congestion-threshold",
+	"log",
+	"log-capacity",
+	"latency",
+	"rule",
+	"error",
+	"quiet",
+	"no-auto-unmount",
+	"trace",
+	"no-trace",
+	"trace-reads",
+	"tracefs",
+};
+
+#define N_DOCUMENTED (sizeof(documented_keys) / sizeof(documented_keys[0]))
+
+/* Whether @key is one of the words of @list (split at ", " and blanks). */
+static bool lists_word(const char *list, const char *key)
+{
+	size_t len = strlen(key);
+	const char *p;
+
+	for (p = list; (p = strstr(p, key)); p++)
+		if ((p == list || strchr(" ,\n(", p[-1])) &&
+		    (!p[len] || strchr(" ,;\n)", p[len])))
+			return true;
+	return false;
+}
+
+/*
+ * The option table marks exactly the documented keys as config keys, and
+ * both lists generated from it name each: --help's config section and the
+ * "unknown key" message.
+ */
+Test(config, generated_key_lists_name_every_key)
+{
+	const char *key, *path = write_config("frobnicate 1\n");
+	char *help = NULL, *keys, *end;
+	size_t i, k, len = 0;
+	FILE *f;
+
+	for (k = 0; options_config_key(k); k++)
+		;
+	cr_assert_eq(k, N_DOCUMENTED, "%zu config keys, %zu documented", k,
+		     N_DOCUMENTED);
+	for (i = 0; i < N_DOCUMENTED; i++) {
+		for (k = 0; (key = options_config_key(k)); k++)
+			if (!strcmp(key, documented_keys[i]))
+				break;
+		cr_expect_not_null(key, "'%s' is not a config key",
+				   documented_keys[i]);
+	}
+
+	f = open_memstream(&help, &len);
+	cr_assert_not_null(f);
+	options_usage(f);
+	fclose(f);
+	keys = strstr(help, "(keys:");
+	cr_assert_not_null(keys, "%s", help);
+	end = strstr(keys, "'#'");
+	cr_assert_not_null(end);
+	*end = '\0';
+	expect_einval(options_load_config(&o, path, err, sizeof(err)),
+		      "unknown key 'frobnicate' (expected ", NULL);
+	for (k = 0; (key = options_config_key(k)); k++) {
+		cr_expect(lists_word(keys, key), "--help's keys lack '%s': %s",
+			  key, keys);
+		cr_expect(lists_word(strstr(err, "(expected "), key),
+			  "the message lacks '%s': %s", key, err);
+	}
+	free(help);
+}
+
+/* Every option the table knows is in --help, with its dashes. */
+Test(options, help_names_every_config_key_as_an_option)
+{
+	char *help = NULL, name[64];
+	const char *key;
+	size_t k, len = 0;
+	FILE *f = open_memstream(&help, &len);
+
+	cr_assert_not_null(f);
+	options_usage(f);
+	fclose(f);
+	for (k = 0; (key = options_config_key(k)); k++) {
+		snprintf(name, sizeof(name), "--%s ", key);
+		cr_expect_not_null(strstr(help, name), "--help lacks '%s'",
+				   name);
+	}
+	free(help);
 }

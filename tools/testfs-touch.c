@@ -2,7 +2,8 @@
 /*
  * testfs-touch: touch a page range of a file on a testfs mount the way a
  * program would (mmap faults or read(2)), then say which pages the kernel
- * fetched, from the mount's own log. A teaching and debugging aid.
+ * fetched, from the mount's own log. A teaching and debugging aid. It
+ * reaches the mount through libtestfs (testfs_attach()), as any client.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,22 +15,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/parse.h"
-#include "ctl/control.h"
-#include "log/log_json.h"
-#include "log/log_record.h"
+#include <testfs.h>
+
+#include "parse.h"
 
 #define PAGE 4096ull
 
 enum mode { MODE_MMAP, MODE_READ };
-enum order { ORDER_FORWARD, ORDER_REVERSE, ORDER_RANDOM };
 
 struct args {
 	const char *file;
 	uint64_t first;
 	uint64_t count;
 	enum mode mode;
-	enum order order;
+	enum testfs_order order;
 	int advice; /* madvise/fadvise hint, -1 none */
 	const char *advice_name;
 	unsigned seed;
@@ -97,11 +96,11 @@ static int parse_args(struct args *a, int argc, char **argv)
 		} else if (strcmp(s, "--order") == 0 && i + 1 < argc) {
 			s = argv[++i];
 			if (strcmp(s, "forward") == 0)
-				a->order = ORDER_FORWARD;
+				a->order = TESTFS_ORDER_FORWARD;
 			else if (strcmp(s, "reverse") == 0)
-				a->order = ORDER_REVERSE;
+				a->order = TESTFS_ORDER_REVERSE;
 			else if (strcmp(s, "random") == 0)
-				a->order = ORDER_RANDOM;
+				a->order = TESTFS_ORDER_RANDOM;
 			else
 				return bad(
 					"--order", s,
@@ -159,210 +158,153 @@ static int parse_args(struct args *a, int argc, char **argv)
 	return 0;
 }
 
-/* The mount root: the nearest parent directory holding .testfs/ctl. */
-static int find_mount(const char *file, char *root, size_t len, char *rel,
-		      size_t rlen)
+/* @file's path relative to the mount of @fs, into @rel. */
+static int relative_path(const struct testfs_mount *fs, const char *file,
+			 char *rel, size_t size)
 {
-	char path[PATH_MAX], probe[PATH_MAX + 16], *slash;
+	const char *mnt = testfs_mountpoint(fs);
+	size_t len = strlen(mnt);
+	char *path;
 
-	if (!realpath(file, path))
+	path = realpath(file, NULL);
+	if (!path)
 		return -errno;
-	snprintf(rel, rlen, "%s", path);
-	for (;;) {
-		slash = strrchr(path, '/');
-		if (!slash)
-			return -ENOENT;
-		*slash = '\0';
-		snprintf(probe, sizeof(probe), "%s/.testfs/ctl",
-			 *path ? path : "");
-		if (access(probe, F_OK) == 0) {
-			snprintf(root, len, "%s", *path ? path : "/");
-			memmove(rel, rel + strlen(path) + 1,
-				strlen(rel) - strlen(path));
-			return 0;
-		}
-		if (!*path)
-			return -ENOENT;
+	if (strncmp(path, mnt, len) != 0 || path[len] != '/' ||
+	    strlen(path + len + 1) >= size) {
+		free(path);
+		return -EINVAL;
 	}
+	snprintf(rel, size, "%s", path + len + 1);
+	free(path);
+	return 0;
 }
 
-static int ctl(const char *root, const char *cmd)
+/* Touches the range of @rel on @fs as @a says, with libtestfs's helpers. */
+static int touch(const struct args *a, struct testfs_mount *fs, const char *rel)
 {
-	char path[PATH_MAX + 16];
-	ssize_t n;
-	int fd;
+	int64_t size = testfs_file_size(fs, rel), got;
+	uint64_t pages = size > 0 ? ((uint64_t)size + PAGE - 1) / PAGE : 0;
+	struct testfs_map m;
+	int fd, err;
 
-	snprintf(path, sizeof(path), "%s/.testfs/ctl", root);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -errno;
-	n = write(fd, cmd, strlen(cmd));
-	close(fd);
-	return n < 0 ? -errno : 0;
-}
-
-static uint64_t next_page(const struct args *a, uint64_t i, uint64_t *perm)
-{
-	switch (a->order) {
-	case ORDER_REVERSE:
-		return a->first + a->count - 1 - i;
-	case ORDER_RANDOM:
-		return a->first + perm[i];
-	default:
-		return a->first + i;
-	}
-}
-
-static int touch(const struct args *a)
-{
-	uint64_t i, *perm = NULL;
-	volatile char sink;
-	char buf[PAGE];
-	char *map = NULL;
-	struct stat st;
-	int fd;
-
-	fd = open(a->file, O_RDONLY);
-	if (fd < 0) {
+	if (size < 0) {
 		fprintf(stderr, "testfs-touch: %s: %s\n", a->file,
-			strerror(errno));
+			strerror((int)-size));
 		return 1;
 	}
-	if (fstat(fd, &st) != 0 ||
-	    a->first + a->count > ((uint64_t)st.st_size + PAGE - 1) / PAGE) {
+	if (a->first + a->count > pages) {
 		fprintf(stderr,
 			"testfs-touch: pages [%llu, %llu] lie past the end of %s (%llu pages)\n",
 			(unsigned long long)a->first,
 			(unsigned long long)(a->first + a->count - 1), a->file,
-			(unsigned long long)(((uint64_t)st.st_size + PAGE - 1) /
-					     PAGE));
-		close(fd);
+			(unsigned long long)pages);
 		return 2;
 	}
-	if (a->order == ORDER_RANDOM) {
-		unsigned seed = a->seed;
-
-		perm = malloc(a->count * sizeof(*perm));
-		if (!perm)
-			return 1;
-		for (i = 0; i < a->count; i++)
-			perm[i] = i;
-		for (i = a->count - 1; i > 0; i--) {
-			uint64_t j = (uint64_t)rand_r(&seed) % (i + 1), t;
-
-			t = perm[i];
-			perm[i] = perm[j];
-			perm[j] = t;
-		}
-	}
 	if (a->mode == MODE_MMAP) {
-		map = mmap(NULL, a->count * PAGE,
-			   PROT_READ | (a->exec ? PROT_EXEC : 0), MAP_SHARED,
-			   fd, (off_t)(a->first * PAGE));
-		if (map == MAP_FAILED) {
+		err = testfs_map(fs, rel, a->first, a->count,
+				 PROT_READ | (a->exec ? PROT_EXEC : 0),
+				 MAP_SHARED, &m);
+		if (err) {
 			fprintf(stderr, "testfs-touch: mmap: %s\n",
-				strerror(errno));
+				strerror(-err));
 			return 1;
 		}
-		if (a->advice >= 0 &&
-		    madvise(map, a->count * PAGE, a->advice) != 0)
-			fprintf(stderr, "testfs-touch: madvise: %s\n",
-				strerror(errno));
-		for (i = 0; i < a->count; i++)
-			sink = map[(next_page(a, i, perm) - a->first) * PAGE];
-		(void)sink;
-		munmap(map, a->count * PAGE);
+		if (a->advice >= 0 && testfs_madvise(&m, a->advice) != 0)
+			fprintf(stderr, "testfs-touch: madvise failed\n");
+		got = testfs_touch(&m, a->order, a->seed, NULL);
+		testfs_unmap(&m);
 	} else {
+		fd = testfs_open(fs, rel, O_RDONLY);
+		if (fd < 0) {
+			fprintf(stderr, "testfs-touch: %s: %s\n", a->file,
+				strerror(-fd));
+			return 1;
+		}
+		/* The whole file, as the hint is meant for the file. */
 		if (a->advice >= 0 && posix_fadvise(fd, 0, 0, a->advice) != 0)
 			fprintf(stderr, "testfs-touch: posix_fadvise failed\n");
-		for (i = 0; i < a->count; i++)
-			if (pread(fd, buf, PAGE,
-				  (off_t)(next_page(a, i, perm) * PAGE)) < 0) {
-				fprintf(stderr, "testfs-touch: read: %s\n",
-					strerror(errno));
-				return 1;
-			}
+		got = testfs_read_pages(fd, a->first, a->count, 0, a->order,
+					a->seed, NULL);
+		close(fd);
 	}
-	free(perm);
-	close(fd);
+	if (got < 0) {
+		fprintf(stderr, "testfs-touch: %s: %s\n",
+			a->mode == MODE_MMAP ? "touch" : "read",
+			strerror((int)-got));
+		return 1;
+	}
 	return 0;
 }
 
 /* "readaround at page 1024: window [896, 1151] (256 pages), lookahead 64
  * from page 1088" */
-static void print_window(const struct log_attr *w)
+static void print_window(const struct testfs_record *w)
 {
 	static const char *const how[] = {
-		[LOG_CAUSE_SYNC] = "sync readahead on a miss at page",
-		[LOG_CAUSE_ASYNC] = "async readahead on the marker at page",
-		[LOG_CAUSE_READAROUND] = "read-around the fault at page",
-		[LOG_CAUSE_FORCED] =
+		[TESTFS_CAUSE_SYNC] = "sync readahead on a miss at page",
+		[TESTFS_CAUSE_ASYNC] = "async readahead on the marker at page",
+		[TESTFS_CAUSE_READAROUND] = "read-around the fault at page",
+		[TESTFS_CAUSE_FORCED] =
 			"forced readahead (readahead/WILLNEED) at page",
-		[LOG_CAUSE_SINGLE] = "single page, no readahead, at page",
+		[TESTFS_CAUSE_SINGLE] = "single page, no readahead, at page",
 	};
 
-	if (w->cause >= LOG_CAUSE_DIRECT || !how[w->cause]) {
-		printf("  %s\n", log_cause_name(w->cause));
+	if (w->cause >= TESTFS_CAUSE_DIRECT || !how[w->cause]) {
+		printf("  %s\n", testfs_cause_name(w->cause));
 		return;
 	}
 	printf("  %s %llu: window [%llu, %llu] (%u pages)", how[w->cause],
 	       (unsigned long long)w->trigger_page,
 	       (unsigned long long)w->ra_start,
 	       (unsigned long long)w->ra_start + w->ra_size - 1, w->ra_size);
-	if (w->ra_marker != LOG_NO_PAGE)
+	if (w->ra_marker != TESTFS_NO_PAGE)
 		printf(", next marker at page %llu",
 		       (unsigned long long)w->ra_marker);
-	printf("%s\n", w->flags & LOG_ATTR_LATE ? ", late" : "");
+	printf("%s\n", w->late ? ", late" : "");
 }
 
-static int report(const struct args *a, const char *root)
+static int report(const struct args *a, struct testfs_mount *fs,
+		  const char *rel)
 {
-	uint64_t ino, last = a->first + a->count - 1, before = 0, after = 0;
+	uint64_t last = a->first + a->count - 1, before = 0, after = 0;
 	uint64_t ext_first = 0, ext_end = 0, total = 0, nreq = 0;
 	uint64_t last_p = 0, last_n = 0;
-	struct log_bin_header hdr;
-	char path[PATH_MAX + 32];
-	struct log_record rec;
-	struct log_attr win[9];
+	const struct testfs_record *recs, *win[9];
 	uint64_t nwin = 0, unknown = 0;
+	struct testfs_log *log;
 	uint32_t cur_win = 0;
-	struct stat st;
-	int first = 1;
-	FILE *f;
+	size_t i, nrecs;
+	int first = 1, err;
 
-	if (stat(a->file, &st) != 0)
-		return 1;
-	ino = st.st_ino;
-	usleep(20000); /* let in-flight async readahead land in the log */
-	snprintf(path, sizeof(path), "%s/.testfs/log.bin", root);
-	f = fopen(path, "r");
-	if (!f || fread(&hdr, sizeof(hdr), 1, f) != 1) {
-		fprintf(stderr, "testfs-touch: cannot read %s\n", path);
+	/* Settles first: async readahead still on its way lands in it. */
+	err = testfs_log_snapshot(fs, &log);
+	if (err) {
+		fprintf(stderr, "testfs-touch: reading the log of %s: %s\n",
+			testfs_mountpoint(fs), strerror(-err));
 		return 1;
 	}
 	printf("touched pages [%llu, %llu] by %s\n",
 	       (unsigned long long)a->first, (unsigned long long)last,
 	       a->mode == MODE_MMAP ? "mmap faults" : "read(2)");
 	printf("kernel fetched (first page, pages):");
-	while (fread(&rec, sizeof(rec), 1, f) == 1) {
-		uint64_t p, n;
+	recs = testfs_log_records(log, &nrecs);
+	for (i = 0; i < nrecs; i++) {
+		const struct testfs_record *r = &recs[i];
+		uint64_t p = r->page, n = r->pages;
 
-		if (rec.kind != LOG_READ || rec.read.ino != ino)
+		if (r->kind != TESTFS_RECORD_READ || strcmp(r->file, rel) != 0)
 			continue;
-		p = rec.read.off / PAGE;
-		n = (rec.read.off + rec.read.len + PAGE - 1) / PAGE - p;
 		/* Long runs: the first requests and the last one. */
 		if (nreq < 8)
 			printf(" (%llu,%llu)", (unsigned long long)p,
 			       (unsigned long long)n);
 		else if (nreq == 8)
 			printf(" ...");
-		if (rec.read.attr.cause == LOG_CAUSE_UNKNOWN)
+		if (r->cause == TESTFS_CAUSE_UNKNOWN) {
 			unknown++;
-		else if (rec.read.attr.window != cur_win ||
-			 !rec.read.attr.window) {
-			cur_win = rec.read.attr.window;
-			win[nwin < 8 ? nwin : 8] = rec.read.attr;
+		} else if (r->window != cur_win || !r->window) {
+			cur_win = r->window;
+			win[nwin < 8 ? nwin : 8] = r;
 			nwin++;
 		}
 		last_p = p;
@@ -379,7 +321,6 @@ static int report(const struct args *a, const char *root)
 			ext_end = p + n;
 		first = 0;
 	}
-	fclose(f);
 	if (nreq > 8)
 		printf(" (%llu,%llu)", (unsigned long long)last_p,
 		       (unsigned long long)last_n);
@@ -392,49 +333,62 @@ static int report(const struct args *a, const char *root)
 		       (unsigned long long)before, (unsigned long long)after);
 	printf("\n");
 	if (nwin) {
-		uint64_t i;
-
 		printf("why (kernel tracepoints, %llu decision%s):\n",
 		       (unsigned long long)nwin, nwin == 1 ? "" : "s");
 		for (i = 0; i < nwin && i < 9; i++) {
 			if (i == 8 && nwin > 9)
 				printf("  ...\n");
-			print_window(&win[i]);
+			print_window(win[i]);
 		}
 	} else if (unknown) {
-		printf("why: unknown (no kernel tracing; .testfs/config says why)\n");
+		printf("why: unknown (%s; .testfs/config says why)\n",
+		       testfs_log_traced(log) ? "tracing on, causes unknown"
+					      : "no kernel tracing");
 	}
-	if (hdr.lost)
+	if (testfs_log_lost(log))
 		printf("WARNING: the log lost %llu records\n",
-		       (unsigned long long)hdr.lost);
+		       (unsigned long long)testfs_log_lost(log));
+	testfs_log_free(log);
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	char root[PATH_MAX], rel[PATH_MAX], cmd[PATH_MAX + 32];
+	char rel[PATH_MAX];
+	struct testfs_mount *fs;
 	struct args a;
-	int ret;
+	int ret, err;
 
 	ret = parse_args(&a, argc, argv);
 	if (ret)
 		return ret;
-	if (find_mount(a.file, root, sizeof(root), rel, sizeof(rel)) != 0) {
+	err = testfs_attach(a.file, &fs);
+	if (err == -ENODEV || err == -EPROTO) {
 		fprintf(stderr, "testfs-touch: %s is not on a testfs mount\n",
 			a.file);
 		return 1;
 	}
+	if (!err)
+		err = relative_path(fs, a.file, rel, sizeof(rel));
+	if (err) {
+		fprintf(stderr, "testfs-touch: %s: %s\n", a.file,
+			strerror(-err));
+		testfs_detach(fs);
+		return 1;
+	}
 	if (a.cold) {
-		snprintf(cmd, sizeof(cmd), "drop-cache %s\n", rel);
-		if (ctl(root, cmd) || ctl(root, "clear\n")) {
+		err = testfs_cold(fs, rel);
+		if (err) {
 			fprintf(stderr,
-				"testfs-touch: %s/.testfs/ctl: %s failed\n",
-				root, cmd);
+				"testfs-touch: %s: drop-cache %s and clear: %s\n",
+				testfs_mountpoint(fs), rel, strerror(-err));
+			testfs_detach(fs);
 			return 1;
 		}
 	}
-	ret = touch(&a);
-	if (ret)
-		return ret;
-	return report(&a, root);
+	ret = touch(&a, fs, rel);
+	if (!ret)
+		ret = report(&a, fs, rel);
+	testfs_detach(fs);
+	return ret;
 }

@@ -16,10 +16,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/clock.h"
-#include "common/mountinfo.h"
-#include "common/parse.h"
-#include "trace/tracer.h"
+#include "clock.h"
+#include "mountinfo.h"
+#include "parse.h"
+#include "tracer.h"
 
 static volatile sig_atomic_t stop_signal;
 

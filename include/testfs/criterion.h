@@ -10,7 +10,7 @@
  * records the failure and goes on. Failure messages show the expected and
  * the observed extents side by side, e.g.
  *
- *     big.bin: readahead fetched 384 pages after and 128 pages before the
+ *     big.bin: readahead fetched 384 pages past and 128 pages before the
  *     range [1024, 2047]: expected within [1024, 2047], observed
  *     [896, 2431] (1536 pages in 6 requests)
  *

@@ -95,6 +95,14 @@ struct correlator {
 	struct tracer *tracer;
 	bool trace_reads;
 	bool have_order; /* the kernel has readahead:page_cache_ra_order */
+	/*
+	 * The kernel traces its readahead decisions (sync_ra, async_ra and
+	 * ra_unbounded): only then can a cause be proven. Without them
+	 * (6.12 has the filemap events only) a read in no batch says
+	 * nothing about why it was sent, and stays unknown.
+	 */
+	bool have_ra;
+	char causes_why[160];
 	uint32_t page_shift;
 	pthread_mutex_t lock;
 
@@ -407,7 +415,7 @@ static void attribute(struct correlator *c, uint64_t pos,
 	if (rec->flags & LOG_FLAG_DIRECT) {
 		a.cause = LOG_CAUSE_DIRECT;
 		a.trigger_page = first;
-	} else if (st &&
+	} else if (c->have_ra && st &&
 		   (b = batch_find(st, first, last, rec->read.pid,
 				   rec->t_ns)) &&
 		   !single_after(st, rec, first, last, b)) {
@@ -420,7 +428,8 @@ static void attribute(struct correlator *c, uint64_t pos,
 		 */
 		if (last + 1 > b->first)
 			b->first = last + 1 < b->end ? last + 1 : b->end;
-	} else if (st && fault_before(st, rec->read.pid, first, rec->t_ns)) {
+	} else if (c->have_ra && st &&
+		   fault_before(st, rec->read.pid, first, rec->t_ns)) {
 		a.cause = LOG_CAUSE_SINGLE;
 		a.trigger_page = first;
 		a.ra_start = first;
@@ -782,6 +791,26 @@ static void on_event(const struct trace_event *ev, void *arg)
 
 /* ---- life cycle ---- */
 
+static void set_have_ra(struct correlator *c, unsigned kinds)
+{
+	static const unsigned need[] = { TRACE_SYNC_RA, TRACE_ASYNC_RA,
+					 TRACE_RA_UNBOUNDED };
+	unsigned i;
+
+	c->have_ra = true;
+	c->causes_why[0] = '\0';
+	for (i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
+		if (kinds & (1u << need[i]))
+			continue;
+		c->have_ra = false;
+		snprintf(c->causes_why, sizeof(c->causes_why),
+			 "this kernel has no readahead:%s tracepoint: its "
+			 "events cannot prove why a read was sent",
+			 trace_kind_name(need[i]));
+		return;
+	}
+}
+
 struct correlator *correlator_start(const struct correlator_options *o,
 				    char *why, size_t whylen)
 {
@@ -806,7 +835,7 @@ struct correlator *correlator_start(const struct correlator_options *o,
 	to.fn = on_event;
 	to.arg = c;
 	to.tracefs = o->tracefs;
-	to.kinds = (1u << TRACE_KIND_COUNT) - 1;
+	to.kinds = o->kinds ? o->kinds : (1u << TRACE_KIND_COUNT) - 1;
 	if (!o->trace_reads)
 		to.kinds &= ~(1u << TRACE_GET_PAGES);
 	c->trace_reads = o->trace_reads;
@@ -816,6 +845,7 @@ struct correlator *correlator_start(const struct correlator_options *o,
 		pthread_mutex_lock(&c->lock);
 		c->have_order =
 			tracer_kinds(c->tracer) & (1u << TRACE_RA_ORDER);
+		set_have_ra(c, tracer_kinds(c->tracer));
 		pthread_mutex_unlock(&c->lock);
 	}
 	if (!c->tracer) {
@@ -855,6 +885,18 @@ void correlator_sync(struct correlator *c, int timeout_ms)
 	/* Past the access records just written: they are final too. */
 	sweep(c, c->limit, false);
 	pthread_mutex_unlock(&c->lock);
+}
+
+bool correlator_causes(struct correlator *c, char *why, size_t whylen)
+{
+	bool on;
+
+	pthread_mutex_lock(&c->lock);
+	on = c->have_ra;
+	if (why && whylen)
+		snprintf(why, whylen, "%s", c->causes_why);
+	pthread_mutex_unlock(&c->lock);
+	return on;
 }
 
 bool correlator_traces_reads(const struct correlator *c)

@@ -33,6 +33,13 @@
  * just before (MADV_RANDOM: the fault reads one folio, no readahead
  * event), `direct` for O_DIRECT, else `unknown`.
  *
+ * A cause is given only when the kernel's events prove it: a kernel
+ * without the sync_ra, async_ra and ra_unbounded tracepoints (6.1 and
+ * 6.12 have none of the readahead:* events) makes no batches, and a fault
+ * before a read does not tell a one-page read from a read-around or async
+ * window. There every read but O_DIRECT is `unknown`, and
+ * correlator_causes() says why; accesses are still recorded.
+ *
  * Timing: events reach the correlator a few ms late, in timestamp order.
  * A read is attributed once an event later than its reply has been seen
  * (every event before it is known then), or at correlator_sync().
@@ -67,6 +74,11 @@ struct correlator_options {
 	 * 250 ns each on the project's VM, so it is not on by default.
 	 */
 	bool trace_reads;
+	/*
+	 * Mask of (1u << TRACE_*) to follow; 0: all there are. Tests use it
+	 * to see this kernel as an older one without some events.
+	 */
+	unsigned kinds;
 };
 
 struct correlator_stats {
@@ -112,6 +124,12 @@ void correlator_forget(struct correlator *c, uint64_t ino, int timeout_ms);
 uint64_t correlator_done_pos(struct correlator *c);
 
 void correlator_get_stats(struct correlator *c, struct correlator_stats *st);
+
+/*
+ * Whether the kernel's events can prove the causes of reads. If not, the
+ * reason is copied to @why (a sentence; "" when they can).
+ */
+bool correlator_causes(struct correlator *c, char *why, size_t whylen);
 
 /* Whether read(2) lookups are followed (correlator_options.trace_reads). */
 bool correlator_traces_reads(const struct correlator *c);

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * Commands written to MOUNT/.testfs/ctl, one per line:
- *   clear              forget the records so far (seq keeps counting)
- *   mark TEXT          insert a marker record
- *   drop-cache [NAME]  evict NAME's pages (every file read so far without
- *                      NAME) from the page cache and verify none remain
+ * Commands written to MOUNT/.testfs/ctl, one per line. Every command is
+ * one row of the table below (name, handler, whether it needs a worker,
+ * usage): the "unknown command" message and the usage that --help shows
+ * are generated from it.
  */
 #include "control.h"
 
@@ -56,8 +55,9 @@ static void flush_log_file(struct testfs *t)
 		log_writer_flush(t->writer);
 }
 
-static int cmd_clear(struct testfs *t, const char *arg)
+static int cmd_clear(struct testfs *t, const char *verb, const char *arg)
 {
+	(void)verb;
 	if (*arg) {
 		control_set_error(t, "clear: takes no argument (got '%s')",
 				  arg);
@@ -71,11 +71,12 @@ static int cmd_clear(struct testfs *t, const char *arg)
 	return 0;
 }
 
-static int cmd_mark(struct testfs *t, const char *arg)
+static int cmd_mark(struct testfs *t, const char *verb, const char *arg)
 {
 	struct log_record rec;
 	size_t len = strlen(arg);
 
+	(void)verb;
 	if (!len) {
 		control_set_error(t, "mark: missing TEXT (usage: mark TEXT)");
 		return -EINVAL;
@@ -178,12 +179,13 @@ static int drop_one(struct testfs *t, struct node *n)
 	return err;
 }
 
-static int cmd_drop_cache(struct testfs *t, const char *arg)
+static int cmd_drop_cache(struct testfs *t, const char *verb, const char *arg)
 {
 	struct node *n;
 	size_t i;
 	int err;
 
+	(void)verb;
 	atomic_fetch_add(&t->stats.drop_caches, 1);
 	if (*arg) {
 		n = fileset_find(&t->files, arg);
@@ -232,8 +234,9 @@ static int cmd_slow(struct testfs *t, const char *verb, const char *arg)
 	return 0;
 }
 
-static int cmd_rules(struct testfs *t, const char *arg)
+static int cmd_rules(struct testfs *t, const char *verb, const char *arg)
 {
+	(void)verb;
 	if (strcmp(arg, "clear") != 0) {
 		control_set_error(t, "rules: expected 'rules clear' (got '%s')",
 				  arg);
@@ -243,9 +246,66 @@ static int cmd_rules(struct testfs *t, const char *arg)
 	return 0;
 }
 
+struct ctl_command {
+	const char *name;
+	int (*run)(struct testfs *t, const char *verb, const char *arg);
+	/*
+	 * Runs on a worker thread, not on the request loop: drop-cache
+	 * opens the file through this very mount.
+	 */
+	bool needs_worker;
+	const char *usage;
+};
+
+/* In the order the messages and --help list them. */
+static const struct ctl_command commands[] = {
+	{ "clear", cmd_clear, false, "clear" },
+	{ "drop-cache", cmd_drop_cache, true, "drop-cache [NAME]" },
+	{ "mark", cmd_mark, false, "mark TEXT" },
+	{ "latency", cmd_slow, false, "latency MODEL" },
+	{ "rule", cmd_slow, false, "rule SPEC" },
+	{ "error", cmd_slow, false, "error SPEC" },
+	{ "rules", cmd_rules, false, "rules clear" },
+};
+
+#define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+const char *control_command_usage(size_t i)
+{
+	return i < N_COMMANDS ? commands[i].usage : NULL;
+}
+
+void control_command_list(struct strbuf *sb, const char *sep,
+			  const char *last_sep)
+{
+	size_t i;
+
+	for (i = 0; i < N_COMMANDS; i++) {
+		if (i)
+			strbuf_adds(sb, i + 1 == N_COMMANDS ? last_sep : sep);
+		strbuf_adds(sb, commands[i].usage);
+	}
+}
+
+/* The command that line @line (blanks before it allowed) starts with. */
+static const struct ctl_command *find_command(const char *line)
+{
+	size_t len, i;
+
+	line += strspn(line, " \t");
+	len = strcspn(line, " \t\r\n");
+	for (i = 0; i < N_COMMANDS; i++)
+		if (strlen(commands[i].name) == len &&
+		    strncmp(commands[i].name, line, len) == 0)
+			return &commands[i];
+	return NULL;
+}
+
 /* Splits "verb rest" and runs it. */
 static int run_line(struct testfs *t, char *line)
 {
+	const struct ctl_command *c;
+	struct strbuf list = STRBUF_INIT;
 	char *arg;
 
 	line += strspn(line, " \t");
@@ -255,21 +315,14 @@ static int run_line(struct testfs *t, char *line)
 		arg += strspn(arg, " \t");
 	}
 	atomic_fetch_add(&t->stats.ctl_commands, 1);
-	if (strcmp(line, "clear") == 0)
-		return cmd_clear(t, arg);
-	if (strcmp(line, "mark") == 0)
-		return cmd_mark(t, arg);
-	if (strcmp(line, "drop-cache") == 0)
-		return cmd_drop_cache(t, arg);
-	if (strcmp(line, "latency") == 0 || strcmp(line, "rule") == 0 ||
-	    strcmp(line, "error") == 0)
-		return cmd_slow(t, line, arg);
-	if (strcmp(line, "rules") == 0)
-		return cmd_rules(t, arg);
-	control_set_error(
-		t,
-		"unknown command '%s' (expected clear, drop-cache [NAME], mark TEXT, latency MODEL, rule SPEC, error SPEC or rules clear)",
-		line);
+	c = find_command(line);
+	if (c)
+		return c->run(t, line, arg);
+	control_command_list(&list, ", ", " or ");
+	control_set_error(t, "unknown command '%s' (expected %s)", line,
+			  list.oom ? "a command of testfs-control(5)"
+				   : list.data);
+	strbuf_free(&list);
 	return -EINVAL;
 }
 
@@ -344,38 +397,27 @@ static void reply_batch(struct command_batch *b, int err)
 	free(b);
 }
 
-static void worker_done(struct testfs *t)
-{
-	pthread_mutex_lock(&t->workers_lock);
-	/* Under the lock: serve() destroys the session once it sees 0. */
-	if (--t->workers == 0 && atomic_load(&t->stopping))
-		testfs_wake_loop(t);
-	pthread_cond_broadcast(&t->workers_done);
-	pthread_mutex_unlock(&t->workers_lock);
-}
-
 static void *batch_worker(void *arg)
 {
 	struct command_batch *b = arg;
 	struct testfs *t = b->t;
 
 	reply_batch(b, run_batch(t, b->text));
-	worker_done(t);
+	testfs_worker_end(t);
 	return NULL;
 }
 
 static bool needs_worker(const char *text)
 {
-	const char *p = text;
+	const struct ctl_command *c;
+	const char *p;
 
-	while ((p = strstr(p, "drop-cache"))) {
-		const char *q = p;
-
-		while (q > text && (q[-1] == ' ' || q[-1] == '\t'))
-			q--;
-		if (q == text || q[-1] == '\n')
+	for (p = text; *p; p = strchrnul(p, '\n')) {
+		if (*p == '\n')
+			p++;
+		c = find_command(p);
+		if (c && c->needs_worker)
 			return true;
-		p++;
 	}
 	return false;
 }
@@ -383,18 +425,12 @@ static bool needs_worker(const char *text)
 /* Runs @b here, or on a worker when it needs the mount; @b is consumed. */
 static void start_batch(struct testfs *t, struct command_batch *b)
 {
-	bool stopping;
 	pthread_t th;
 	int err;
 
 	if (!needs_worker(b->text))
 		return reply_batch(b, run_batch(t, b->text));
-	pthread_mutex_lock(&t->workers_lock);
-	stopping = atomic_load(&t->stopping);
-	if (!stopping)
-		t->workers++;
-	pthread_mutex_unlock(&t->workers_lock);
-	if (stopping) {
+	if (!testfs_worker_begin(t)) {
 		control_set_error(t, "drop-cache: testfs is stopping");
 		return reply_batch(b, -ESHUTDOWN);
 	}
@@ -407,7 +443,7 @@ static void start_batch(struct testfs *t, struct command_batch *b)
 		control_set_error(t, "cannot start a worker: %s",
 				  strerror(err));
 		reply_batch(b, -err);
-		worker_done(t);
+		testfs_worker_end(t);
 	}
 }
 
@@ -420,6 +456,12 @@ static void reject(struct testfs *t, fuse_req_t req, struct control_session *s,
 	fuse_reply_err(req, EINVAL);
 }
 
+static void release_session(struct testfs *t, struct handle_link *link)
+{
+	control_session_free(t,
+			     container_of(link, struct control_session, link));
+}
+
 struct control_session *control_session_new(struct testfs *t)
 {
 	struct control_session *s = calloc(1, sizeof(*s));
@@ -427,7 +469,7 @@ struct control_session *control_session_new(struct testfs *t)
 	/* .testfs/error explains what went wrong since ctl was last opened. */
 	control_set_error(t, "%s", "");
 	if (s)
-		control_track(t, &s->link, HANDLE_SESSION);
+		testfs_track(t, &s->link, release_session);
 	return s;
 }
 
@@ -435,7 +477,7 @@ void control_session_free(struct testfs *t, struct control_session *s)
 {
 	if (!s)
 		return;
-	control_untrack(t, &s->link);
+	testfs_untrack(t, &s->link);
 	strbuf_free(&s->pending);
 	free(s);
 }

@@ -11,7 +11,7 @@
 #include <stddef.h>
 
 #include "../common/strbuf.h"
-#include "../fuse/testfs_i.h"
+#include "../core/testfs.h"
 
 /*
  * What a reader of a control file sees. Most files are rendered whole at
@@ -20,9 +20,6 @@
  * advances, so a million records cost neither a second of rendering on the
  * request loop nor a copy of the whole log.
  */
-#define container_of(ptr, type, member)                                        \
-	((type *)((char *)(ptr)-offsetof(type, member)))
-
 struct control_snapshot {
 	struct handle_link link;
 	char *data;
@@ -62,14 +59,6 @@ struct control_session {
 struct control_session *control_session_new(struct testfs *t);
 void control_session_free(struct testfs *t, struct control_session *s);
 
-/* Frees the handles of control files still open when serving ends. */
-void control_free_handles(struct testfs *t);
-
-/* Tracking of open handles. */
-void control_track(struct testfs *t, struct handle_link *link,
-		   enum handle_kind kind);
-void control_untrack(struct testfs *t, struct handle_link *link);
-
 /*
  * Takes bytes written to ctl. Complete lines run as commands, in order;
  * an incomplete last line waits for the next write or for close(). Replies
@@ -83,6 +72,16 @@ void control_write(struct testfs *t, fuse_req_t req, struct control_session *s,
 
 /* close() of ctl: runs a pending incomplete line, replies to @req. */
 void control_flush(struct testfs *t, fuse_req_t req, struct control_session *s);
+
+/*
+ * The usage of the @i-th command ctl takes ("drop-cache [NAME]"), NULL
+ * past the last.
+ */
+const char *control_command_usage(size_t i);
+
+/* Appends every command's usage to @sb: "A@sepB@last_sepC". */
+void control_command_list(struct strbuf *sb, const char *sep,
+			  const char *last_sep);
 
 /* Records the explanation that .testfs/error shows. */
 void control_set_error(struct testfs *t, const char *fmt, ...)

@@ -14,9 +14,9 @@
 
 #include "../common/clock.h"
 #include "../common/json.h"
+#include "../core/knobs.h"
 #include "../correlate/correlate.h"
 #include "../correlate/usage.h"
-#include "../daemon/knobs.h"
 #include "../log/log_json.h"
 #include "../slow/delay_queue.h"
 #include "../slow/rules.h"
@@ -123,7 +123,8 @@ static void add_knob(struct strbuf *sb, const char *key, int64_t requested,
 /* "trace":{"on":..,"why":..,"tracer":..}: whether causes are filled. */
 static void render_trace_config(struct testfs *t, struct strbuf *sb)
 {
-	char desc[1024];
+	char desc[1024], why[256];
+	bool on;
 
 	if (!atomic_load(&t->trace_decided)) {
 		strbuf_adds(sb, "{\"on\":false,\"why\":\"not started yet\"}");
@@ -139,6 +140,11 @@ static void render_trace_config(struct testfs *t, struct strbuf *sb)
 	strbuf_addf(sb, "{\"on\":true,\"why\":\"\",\"reads\":%s,\"tracer\":",
 		    correlator_traces_reads(t->corr) ? "true" : "false");
 	json_add_cstring(sb, desc);
+	/* Tracing on, causes unknown: the kernel's events cannot prove them. */
+	on = correlator_causes(t->corr, why, sizeof(why));
+	strbuf_addf(sb,
+		    ",\"causes\":%s,\"causes_why\":", on ? "true" : "false");
+	json_add_cstring(sb, why);
 	strbuf_adds(sb, "}");
 }
 
@@ -276,6 +282,12 @@ static void render_stats(struct testfs *t, struct strbuf *sb)
 	strbuf_adds(sb, "}\n");
 }
 
+static void release_snapshot(struct testfs *t, struct handle_link *link)
+{
+	control_snapshot_free(
+		t, container_of(link, struct control_snapshot, link));
+}
+
 int control_snapshot(struct testfs *t, const struct node *n,
 		     struct control_snapshot **out)
 {
@@ -286,7 +298,7 @@ int control_snapshot(struct testfs *t, const struct node *n,
 	snap = calloc(1, sizeof(*snap));
 	if (!snap)
 		return -ENOMEM;
-	control_track(t, &snap->link, HANDLE_SNAPSHOT);
+	testfs_track(t, &snap->link, release_snapshot);
 	switch (n->control) {
 	case CONTROL_LOG:
 		done = testfs_correlate_sync(t);
@@ -385,7 +397,7 @@ void control_snapshot_free(struct testfs *t, struct control_snapshot *snap)
 
 	if (!snap)
 		return;
-	control_untrack(t, &snap->link);
+	testfs_untrack(t, &snap->link);
 	big = snap->len + snap->buf.cap;
 	free(snap->data);
 	strbuf_free(&snap->buf);
@@ -393,45 +405,4 @@ void control_snapshot_free(struct testfs *t, struct control_snapshot *snap)
 	/* Give a large snapshot's memory back to the system now. */
 	if (big > (1u << 20))
 		malloc_trim(0);
-}
-
-void control_track(struct testfs *t, struct handle_link *link,
-		   enum handle_kind kind)
-{
-	link->kind = kind;
-	pthread_mutex_lock(&t->handles_lock);
-	if (!t->handles.next)
-		t->handles.next = t->handles.prev = &t->handles;
-	link->next = t->handles.next;
-	link->prev = &t->handles;
-	t->handles.next->prev = link;
-	t->handles.next = link;
-	pthread_mutex_unlock(&t->handles_lock);
-}
-
-void control_untrack(struct testfs *t, struct handle_link *link)
-{
-	pthread_mutex_lock(&t->handles_lock);
-	if (link->next) {
-		link->prev->next = link->next;
-		link->next->prev = link->prev;
-		link->next = link->prev = NULL;
-	}
-	pthread_mutex_unlock(&t->handles_lock);
-}
-
-void control_free_handles(struct testfs *t)
-{
-	while (t->handles.next && t->handles.next != &t->handles) {
-		struct handle_link *link = t->handles.next;
-
-		if (link->kind == HANDLE_SESSION)
-			control_session_free(
-				t, container_of(link, struct control_session,
-						link));
-		else
-			control_snapshot_free(
-				t, container_of(link, struct control_snapshot,
-						link));
-	}
 }

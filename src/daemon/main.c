@@ -15,9 +15,8 @@
 #include <unistd.h>
 
 #include "../common/clock.h"
-#include "../common/thread.h"
 #include "../common/mountinfo.h"
-#include "../fuse/testfs_i.h"
+#include "../core/testfs.h"
 #include "../slow/rules.h"
 #include "options.h"
 #include "serve.h"
@@ -213,10 +212,7 @@ int main(int argc, char **argv)
 	t.uid = getuid();
 	t.gid = getgid();
 	t.mtime = TESTFS_FIXED_TIME;
-	pthread_mutex_init(&t.ctl_lock, NULL);
-	pthread_mutex_init(&t.handles_lock, NULL);
-	pthread_mutex_init(&t.workers_lock, NULL);
-	cond_init_monotonic(&t.workers_done);
+	testfs_init(&t);
 	/* The rules the options built become the daemon's (ctl adds more). */
 	t.rules = o.rules;
 	o.rules = NULL;
@@ -254,10 +250,7 @@ out_free:
 	fileset_destroy(&t.files);
 	rules_free(t.rules);
 	free(t.mountpoint);
-	pthread_mutex_destroy(&t.ctl_lock);
-	pthread_mutex_destroy(&t.handles_lock);
-	pthread_mutex_destroy(&t.workers_lock);
-	pthread_cond_destroy(&t.workers_done);
+	testfs_destroy(&t);
 	options_free(&o);
 	return status;
 }

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The daemon's command line and config file. One table describes every
- * option; the config file accepts the same long names as keys, so the two
- * cannot drift apart. Parsing never prints and never exits: it returns
- * -EINVAL with a message that names the offending argument.
+ * The daemon's command line and config file, parsed into the settings of
+ * core/settings.h. One table describes every option; the config file
+ * accepts the same long names as keys, so the two cannot drift apart.
+ * Parsing never prints and never exits: it returns -EINVAL with a message
+ * that names the offending argument.
  */
 #ifndef TESTFS_OPTIONS_H
 #define TESTFS_OPTIONS_H
@@ -13,59 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include <testfs/pattern.h>
-
-struct file_spec {
-	char *name;
-	uint64_t size;
-	struct testfs_pattern pattern;
-};
-
-#define OPT_UNSET (-1)
-#define OPT_TRACE_AUTO 0
-#define OPT_TRACE_REQUIRED 1
-#define OPT_TRACE_OFF (-1)
-#define OPTIONS_DEFAULT_LOG_CAPACITY (1u << 20)
-/* The kernel's own defaults, used when a knob is not given. */
-#define KERNEL_DEFAULT_MAX_BACKGROUND 12
-#define KERNEL_DEFAULT_CONGESTION_THRESHOLD 9
-
-struct options {
-	struct file_spec *files;
-	size_t nfiles;
-	size_t files_cap;
-	/* Indexes + 1 into files by name hash (open addressing), 0: free. */
-	size_t *name_index;
-	size_t name_index_cap; /* a power of two, or 0 */
-	bool default_files;    /* no file given: the built-in set */
-	char *mountpoint;
-	char *log_path;
-	int64_t ra_kb;
-	int64_t max_pages;
-	int64_t max_background;
-	int64_t congestion_threshold;
-	/* Where it was given ("--congestion-threshold" or "FILE:LINE: ..."),
-	 * for the check against max-background made at the end. */
-	char congestion_what[192];
-	uint64_t log_capacity;
-	bool foreground;
-	bool debug;
-	bool quiet;
-	bool auto_unmount;
-	bool rmdir_after;
-	bool help;
-	bool version;
-	int ready_fd;
-	int64_t watch_pid;
-	/* --trace / --no-trace; default OPT_TRACE_AUTO (0). */
-	int trace;
-	char *tracefs;	  /* --tracefs DIR, or NULL */
-	bool trace_reads; /* --trace-reads */
-	/* --latency, --rule, --error, checked as they are parsed (NULL when
-	 * none was given). */
-	struct rule_set *rules;
-	bool slow_given;
-};
+#include "../core/settings.h"
 
 void options_init(struct options *o);
 void options_free(struct options *o);
@@ -81,6 +30,9 @@ int options_parse(struct options *o, int argc, char **argv, char *err,
 /* Loads one config file (also used by --config). */
 int options_load_config(struct options *o, const char *path, char *err,
 			size_t errlen);
+
+/* The @i-th key a config file accepts, NULL past the last. */
+const char *options_config_key(size_t i);
 
 /* Writes --help. */
 void options_usage(FILE *f);

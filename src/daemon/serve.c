@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,29 +17,15 @@
 
 #include "../common/mountinfo.h"
 #include "../common/thread.h"
+#include "../core/knobs.h"
 #include "../correlate/correlate.h"
-#include "../ctl/control.h"
+#include "../fuse/fs_ops.h"
 #include "../slow/delay_queue.h"
-#include "knobs.h"
 #include "startup.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
 #endif
-
-static pthread_t serving_thread;
-
-/* Wakes the request loop: its read() returns EINTR and it sees the exit. */
-static void stop_serving(struct testfs *t)
-{
-	fuse_session_exit(t->se);
-	pthread_kill(serving_thread, SIGTERM);
-}
-
-void testfs_wake_loop(struct testfs *t)
-{
-	stop_serving(t);
-}
 
 /*
  * A drop-cache worker may be waiting for this loop: its open() goes
@@ -149,20 +134,6 @@ static int start_tracing(struct testfs *t)
 	return !c && t->opts->trace == OPT_TRACE_REQUIRED ? -1 : 0;
 }
 
-uint64_t testfs_correlate_sync(struct testfs *t)
-{
-	if (!atomic_load(&t->trace_decided) || !t->corr)
-		return UINT64_MAX;
-	correlator_sync(t->corr, 1000);
-	return correlator_done_pos(t->corr);
-}
-
-void testfs_correlate_forget(struct testfs *t, uint64_t ino)
-{
-	if (atomic_load(&t->trace_decided) && t->corr)
-		correlator_forget(t->corr, ino, 1000);
-}
-
 /*
  * Opening the mount's root directory blocks until the kernel has processed
  * the INIT reply and is answered by the request loop: only then is the
@@ -183,7 +154,7 @@ static void *ready_main(void *arg)
 	if (fd < 0) {
 		startup_fail(1, "%s: mount not usable: %s", t->mountpoint,
 			     strerror(errno));
-		stop_serving(t);
+		testfs_stop_serving(t);
 		return NULL;
 	}
 	close(fd);
@@ -193,7 +164,7 @@ static void *ready_main(void *arg)
 	    fuse_session_exited(t->se)) {
 		startup_fail(1, "%s: the mount went away during start-up",
 			     t->mountpoint);
-		stop_serving(t);
+		testfs_stop_serving(t);
 		return NULL;
 	}
 	pthread_mutex_lock(&t->ctl_lock);
@@ -230,7 +201,7 @@ static void *watch_main(void *arg)
 	if (fd < 0) {
 		startup_warn("--watch-pid %lld: %s; unmounting",
 			     (long long)t->opts->watch_pid, strerror(errno));
-		stop_serving(t);
+		testfs_stop_serving(t);
 		return NULL;
 	}
 	pfd.fd = fd;
@@ -238,7 +209,7 @@ static void *watch_main(void *arg)
 	while (poll(&pfd, 1, -1) < 0 && errno == EINTR)
 		;
 	close(fd);
-	stop_serving(t);
+	testfs_stop_serving(t);
 	return NULL;
 }
 
@@ -275,7 +246,7 @@ int serve(struct testfs *t)
 	bool watching = false, readying = false;
 	int ret, status = 1;
 
-	serving_thread = pthread_self();
+	t->serving_thread = pthread_self();
 	if (make_args(t, &args)) {
 		startup_fail(1, "out of memory");
 		return 1;
@@ -362,7 +333,7 @@ out_unmount:
 		pthread_join(watch_th, NULL);
 	}
 out_handlers:
-	control_free_handles(t);
+	testfs_free_handles(t);
 	fuse_remove_signal_handlers(t->se);
 out_destroy:
 	delay_queue_stop(t->delays);

@@ -7,7 +7,7 @@
 #ifndef TESTFS_SERVE_H
 #define TESTFS_SERVE_H
 
-#include "../fuse/testfs_i.h"
+#include "../core/testfs.h"
 
 /* Returns the process exit status (0 clean unmount, 1 failure). */
 int serve(struct testfs *t);

@@ -122,6 +122,17 @@ int startup_begin(bool foreground)
 	return 0;
 }
 
+/*
+ * Once start-up has ended, a message goes to stderr when @print (the
+ * parent no longer relays it), else nowhere. Returns whether it ended.
+ */
+static bool after_startup(bool print, const char *prefix, const char *text)
+{
+	if (done && print)
+		fprintf(stderr, "testfs: %s%s\n", prefix, text);
+	return done;
+}
+
 void startup_warn(const char *fmt, ...)
 {
 	char text[1024];
@@ -130,12 +141,8 @@ void startup_warn(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	if (done) {
-		if (report_fd < 0)
-			fprintf(stderr, "testfs: warning: %s\n", text);
-		return;
-	}
-	send_line('W', 0, text);
+	if (!after_startup(report_fd < 0, "warning: ", text))
+		send_line('W', 0, text);
 }
 
 void startup_ready(const char *line)
@@ -161,11 +168,9 @@ void startup_fail(int status, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	if (done) {
-		if (report_fd == -1)
-			fprintf(stderr, "testfs: %s\n", text);
+	/* Not once the parent has exited (-2): it told how start-up ended. */
+	if (after_startup(report_fd == -1, "", text))
 		return;
-	}
 	done = true;
 	failed_status = status;
 	send_line('F', status, text);

@@ -2,10 +2,14 @@
 /*
  * The FUSE front end: lowlevel request handlers for the synthetic files and
  * the control directory. Data reads are the hot path: they generate the
- * pattern into a per-thread buffer, log the request in the ring and reply,
- * with no allocation and no lock.
+ * pattern into a per-thread buffer (allocated once, at the thread's first
+ * read), log the request in the ring and reply, taking no lock. Once a
+ * latency or error rule exists (slow_active), every read also takes the
+ * rule set's lock to decide; a delayed read takes the delay queue's lock
+ * for a buffer (malloc'ed when its pool is empty) and to queue the reply
+ * (the heap grows with realloc).
  */
-#include "testfs_i.h"
+#include "fs_ops.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -213,7 +217,11 @@ static char *read_buffer(void)
 	return buf;
 }
 
-/* The reply's data: @len bytes of @n at @off into @buf (zero-copy later). */
+/*
+ * The reply's data: up to @size bytes of @n at @off, generated into @buf
+ * (the pattern is computed, so there is no stored copy to splice from);
+ * returns how many, 0 past the end.
+ */
 static uint64_t fill_data(const struct node *n, uint64_t off, size_t size,
 			  char *buf)
 {

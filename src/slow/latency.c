@@ -9,7 +9,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,22 +45,6 @@ static const struct simple_kind simple_kinds[] = {
 	  true },
 	{ "bw", LATENCY_BW, "bw:RATE", 1, false },
 };
-
-void latency_error(char *err, size_t errlen, const char *spec, const char *fmt,
-		   ...)
-{
-	va_list ap;
-	int n;
-
-	if (!err || !errlen)
-		return;
-	n = snprintf(err, errlen, "latency '%s': ", spec);
-	if (n < 0 || (size_t)n >= errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
-	va_end(ap);
-}
 
 static int get_duration(const char *spec, const char *what, const char *s,
 			uint64_t *v, char *err, size_t errlen)

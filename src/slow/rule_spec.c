@@ -174,11 +174,67 @@ void rule_target_free(struct rule_target *t)
 	free(t->file);
 }
 
+/* What tells a --rule spec from an --error spec; the rest is shared. */
+struct key_list {
+	const char *what;  /* "rule" or "error", for messages */
+	const char *empty; /* the message for an empty spec */
+	const char *usage;
+	const char *const *keys; /* every key, NULL-ended */
+	/* The key whose value runs to the end of the spec, or NULL. */
+	const char *rest_key;
+	/* A setting other than file= and pages=. */
+	int (*setting)(const char *spec, const char *key, const char *val,
+		       void *ctx, char *err, size_t errlen);
+};
+
+/*
+ * Parses "key=value,..." @spec: file= and pages= into @target, the other
+ * keys through kl->setting(@ctx). Returns 0 or a negative errno, with a
+ * message in @err.
+ */
+static int parse_key_list(const struct key_list *kl, const char *spec,
+			  struct rule_target *target, void *ctx, char *err,
+			  size_t errlen)
+{
+	char *copy, *next, *key, *val;
+	unsigned seen = 0;
+	int ret = 0;
+
+	if (!spec || !*spec) {
+		rule_error(err, errlen, kl->what, spec ? spec : "",
+			   "%s (expected %s)", kl->empty, kl->usage);
+		return -EINVAL;
+	}
+	copy = strdup(spec);
+	if (!copy)
+		return -ENOMEM;
+	next = copy;
+	while (!ret && next) {
+		if (next_setting(&next, &key, &val, kl->rest_key)) {
+			rule_error(err, errlen, kl->what, spec,
+				   "'%s' is not key=value (expected %s)", key,
+				   kl->usage);
+			ret = -EINVAL;
+			break;
+		}
+		ret = check_repeat(kl->what, spec, key, kl->keys, &seen, err,
+				   errlen);
+		if (!ret)
+			ret = parse_target(kl->what, spec, key, val, target,
+					   err, errlen);
+		if (ret == 1)
+			ret = kl->setting(spec, key, val, ctx, err, errlen);
+	}
+	free(copy);
+	return ret;
+}
+
 /* latency=, the last setting; the others are handled by the caller. */
 static int parse_latency_setting(const char *spec, const char *key,
-				 const char *val, struct latency_rule *r,
-				 char *err, size_t errlen)
+				 const char *val, void *ctx, char *err,
+				 size_t errlen)
 {
+	struct latency_rule *r = ctx;
 	char why[512];
 	int ret;
 
@@ -199,42 +255,18 @@ int latency_rule_parse(const char *spec, struct latency_rule *r, char *err,
 		       size_t errlen)
 {
 	static const char *const keys[] = { "file", "pages", "latency", NULL };
-	char *copy, *next, *key, *val;
-	unsigned seen = 0;
-	int ret = 0;
+	static const struct key_list kl = {
+		"rule", "empty rule", RULE_USAGE,
+		keys,	"latency",    parse_latency_setting,
+	};
+	int ret;
 
-	if (!spec || !*spec) {
-		rule_error(err, errlen, "rule", spec ? spec : "",
-			   "empty rule (expected " RULE_USAGE ")");
-		return -EINVAL;
-	}
-	copy = strdup(spec);
-	if (!copy)
-		return -ENOMEM;
-	next = copy;
-	while (!ret && next) {
-		if (next_setting(&next, &key, &val, "latency")) {
-			rule_error(err, errlen, "rule", spec,
-				   "'%s' is not key=value (expected " RULE_USAGE
-				   ")",
-				   key);
-			ret = -EINVAL;
-			break;
-		}
-		ret = check_repeat("rule", spec, key, keys, &seen, err, errlen);
-		if (!ret)
-			ret = parse_target("rule", spec, key, val, &r->target,
-					   err, errlen);
-		if (ret == 1)
-			ret = parse_latency_setting(spec, key, val, r, err,
-						    errlen);
-	}
+	ret = parse_key_list(&kl, spec, &r->target, r, err, errlen);
 	if (!ret && !r->model) {
 		rule_error(err, errlen, "rule", spec,
 			   "missing latency=MODEL (expected " RULE_USAGE ")");
 		ret = -EINVAL;
 	}
-	free(copy);
 	return ret;
 }
 
@@ -280,11 +312,18 @@ static int parse_errno(const char *spec, const char *val, int *out, char *err,
 	return -EINVAL;
 }
 
+struct error_ctx {
+	struct error_rule *r;
+	uint64_t seed;
+};
+
 /* errno=, times=, prob= and seed=; the others are handled by the caller. */
 static int parse_error_setting(const char *spec, const char *key,
-			       const char *val, struct error_rule *r,
-			       uint64_t *seed, char *err, size_t errlen)
+			       const char *val, void *ctx, char *err,
+			       size_t errlen)
 {
+	struct error_rule *r = ((struct error_ctx *)ctx)->r;
+	uint64_t *seed = &((struct error_ctx *)ctx)->seed;
 	const char *why;
 
 	if (strcmp(key, "errno") == 0)
@@ -330,39 +369,14 @@ int error_rule_parse(const char *spec, struct error_rule *r, char *err,
 {
 	static const char *const keys[] = { "file", "pages", "errno", "times",
 					    "prob", "seed",  NULL };
-	char *copy, *next, *key, *val;
-	uint64_t seed = 0;
-	unsigned seen = 0;
-	int ret = 0;
+	static const struct key_list kl = {
+		"error", "empty error rule",  ERROR_USAGE, keys,
+		NULL,	 parse_error_setting,
+	};
+	struct error_ctx ctx = { r, 0 };
+	int ret;
 
-	if (!spec || !*spec) {
-		rule_error(err, errlen, "error", spec ? spec : "",
-			   "empty error rule (expected " ERROR_USAGE ")");
-		return -EINVAL;
-	}
-	copy = strdup(spec);
-	if (!copy)
-		return -ENOMEM;
-	next = copy;
-	while (!ret && next) {
-		if (next_setting(&next, &key, &val, NULL)) {
-			rule_error(
-				err, errlen, "error", spec,
-				"'%s' is not key=value (expected " ERROR_USAGE
-				")",
-				key);
-			ret = -EINVAL;
-			break;
-		}
-		ret = check_repeat("error", spec, key, keys, &seen, err,
-				   errlen);
-		if (!ret)
-			ret = parse_target("error", spec, key, val, &r->target,
-					   err, errlen);
-		if (ret == 1)
-			ret = parse_error_setting(spec, key, val, r, &seed, err,
-						  errlen);
-	}
+	ret = parse_key_list(&kl, spec, &r->target, &ctx, err, errlen);
 	if (!ret && !r->err) {
 		rule_error(err, errlen, "error", spec,
 			   "missing errno=E (expected " ERROR_USAGE ")");
@@ -374,7 +388,6 @@ int error_rule_parse(const char *spec, struct error_rule *r, char *err,
 			"times= and prob= exclude each other (expected one of them or neither)");
 		ret = -EINVAL;
 	}
-	prng_seed(&r->rng, seed);
-	free(copy);
+	prng_seed(&r->rng, ctx.seed);
 	return ret;
 }

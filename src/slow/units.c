@@ -73,6 +73,30 @@ static int scan_number(const char **sp, struct number *n)
 	return 0;
 }
 
+/*
+ * The number that starts *@p, which is neither missing nor negative: the
+ * first part of a duration and of a rate. *@why is @empty, @negative or
+ * @expected when it fails.
+ */
+static int scan_unsigned(const char **p, struct number *n, const char *empty,
+			 const char *negative, const char *expected,
+			 const char **why)
+{
+	if (!*p || !**p) {
+		*why = empty;
+		return -EINVAL;
+	}
+	if (**p == '-') {
+		*why = negative;
+		return -EINVAL;
+	}
+	if (scan_number(p, n)) {
+		*why = expected;
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* The fraction of @n times @unit, rounded down. */
 static uint64_t frac_times(const struct number *n, uint64_t unit)
 {
@@ -96,18 +120,10 @@ int parse_duration(const char *s, uint64_t *ns, const char **why)
 	uint64_t unit = 0, v;
 	size_t i;
 
-	if (!s || !*s) {
-		*why = "empty duration (" DURATION_EXPECTED ")";
+	if (scan_unsigned(&p, &n, "empty duration (" DURATION_EXPECTED ")",
+			  "negative durations are not allowed",
+			  DURATION_EXPECTED, why))
 		return -EINVAL;
-	}
-	if (*s == '-') {
-		*why = "negative durations are not allowed";
-		return -EINVAL;
-	}
-	if (scan_number(&p, &n)) {
-		*why = DURATION_EXPECTED;
-		return -EINVAL;
-	}
 	if (!*p) {
 		*why = "missing unit (" DURATION_EXPECTED ")";
 		return -EINVAL;
@@ -153,18 +169,9 @@ int parse_rate(const char *s, uint64_t *bytes_per_s, const char **why)
 	uint64_t unit = 0, v, f;
 	size_t i, len;
 
-	if (!s || !*s) {
-		*why = "empty rate (" RATE_EXPECTED ")";
+	if (scan_unsigned(&p, &n, "empty rate (" RATE_EXPECTED ")",
+			  "negative rates are not allowed", RATE_EXPECTED, why))
 		return -EINVAL;
-	}
-	if (*s == '-') {
-		*why = "negative rates are not allowed";
-		return -EINVAL;
-	}
-	if (scan_number(&p, &n)) {
-		*why = RATE_EXPECTED;
-		return -EINVAL;
-	}
 	len = strlen(p);
 	if (len < 2 || strcmp(p + len - 2, "/s") != 0) {
 		*why = "missing /s (" RATE_EXPECTED ")";

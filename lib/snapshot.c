@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * Snapshots of the read log: MOUNT/.testfs/log.bin, with file names from
- * the "files" array of MOUNT/.testfs/config.
+ * Taking a snapshot of the read log: MOUNT/.testfs/log.bin (layout in
+ * protocol/log_record.h), with file names from the "files" array of
+ * MOUNT/.testfs/config. What a snapshot answers is in records.c and the
+ * files beside it.
  */
 #include "lib_i.h"
+
+#include "control_dir.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "log/log_record.h"
+#include "log_record.h"
 
 /* Records converted per read() of log.bin. */
 #define READ_CHUNK 1024
@@ -277,10 +281,10 @@ static int adopt_strings(struct snapshot_build *b, struct name_table *names)
 	return 0;
 }
 
-int testfs_log_snapshot(struct testfs *fs, struct testfs_log **out)
+int testfs_log_snapshot(struct testfs_mount *fs, struct testfs_log **out)
 {
 	struct name_table names = { 0 };
-	struct trace_state trace = { -1, NULL };
+	struct trace_state trace = { -1, false, NULL };
 	struct snapshot_build b = { 0 };
 	struct log_bin_header hdr;
 	struct testfs_log *log;
@@ -295,10 +299,10 @@ int testfs_log_snapshot(struct testfs *fs, struct testfs_log **out)
 	err = testfs_settle(fs, 0);
 	if (err)
 		return err;
-	err = lib_read_config(fs, &names, &trace);
+	err = lib_read_config(fs, &names, &trace, NULL);
 	if (err)
 		return err;
-	fd = lib_open_control(fs, ".testfs/log.bin");
+	fd = lib_open_control(fs, CONTROL_LOG_BIN);
 	if (fd < 0) {
 		err = fd;
 		goto free_names;
@@ -372,145 +376,4 @@ void testfs_log_free(struct testfs_log *log)
 	free(log->trace_why);
 	lib_free_windows(log);
 	free(log);
-}
-
-size_t testfs_log_count(const struct testfs_log *log)
-{
-	return log ? log->count : 0;
-}
-
-const struct testfs_record *testfs_log_at(const struct testfs_log *log,
-					  size_t i)
-{
-	return log && i < log->count ? &log->recs[i] : NULL;
-}
-
-uint64_t testfs_log_lost(const struct testfs_log *log)
-{
-	return log ? log->lost : 0;
-}
-
-bool testfs_log_traced(const struct testfs_log *log)
-{
-	return log && log->traced;
-}
-
-size_t testfs_log_access_count(const struct testfs_log *log)
-{
-	return log ? log->naccess : 0;
-}
-
-const struct testfs_access *testfs_log_access_at(const struct testfs_log *log,
-						 size_t i)
-{
-	return log && i < log->naccess ? &log->access[i] : NULL;
-}
-
-/* The daemon's cause numbers are the library's. */
-_Static_assert((int)TESTFS_CAUSE_SYNC == (int)LOG_CAUSE_SYNC &&
-		       (int)TESTFS_CAUSE_ASYNC == (int)LOG_CAUSE_ASYNC &&
-		       (int)TESTFS_CAUSE_READAROUND ==
-			       (int)LOG_CAUSE_READAROUND &&
-		       (int)TESTFS_CAUSE_FORCED == (int)LOG_CAUSE_FORCED &&
-		       (int)TESTFS_CAUSE_SINGLE == (int)LOG_CAUSE_SINGLE &&
-		       (int)TESTFS_CAUSE_DIRECT == (int)LOG_CAUSE_DIRECT,
-	       "enum testfs_cause mirrors enum log_cause");
-
-const char *testfs_cause_name(enum testfs_cause cause)
-{
-	return log_cause_name((unsigned)cause);
-}
-
-bool lib_is_read_of(const struct testfs_record *r, const char *name)
-{
-	return r->kind == TESTFS_RECORD_READ && r->file &&
-	       (!name || strcmp(r->file, name) == 0);
-}
-
-size_t testfs_log_requests(const struct testfs_log *log, const char *name)
-{
-	size_t i, n = 0;
-
-	for (i = 0; log && i < log->count; i++)
-		n += lib_is_read_of(&log->recs[i], name);
-	return n;
-}
-
-uint64_t testfs_log_max_request(const struct testfs_log *log, const char *name)
-{
-	uint64_t max = 0;
-	size_t i;
-
-	for (i = 0; log && i < log->count; i++)
-		if (lib_is_read_of(&log->recs[i], name) &&
-		    log->recs[i].pages > max)
-			max = log->recs[i].pages;
-	return max;
-}
-
-uint64_t lib_log_ino(const struct testfs_log *log, const char *name)
-{
-	size_t i;
-
-	if (!name)
-		return 0;
-	for (i = 0; log && i < log->count; i++)
-		if (lib_is_read_of(&log->recs[i], name))
-			return log->recs[i].ino;
-	return 0;
-}
-
-static int cmp_extent(const void *a, const void *b)
-{
-	const struct testfs_extent *x = a, *y = b;
-
-	if (x->first != y->first)
-		return x->first < y->first ? -1 : 1;
-	return x->last < y->last ? -1 : x->last > y->last;
-}
-
-/*
- * O_DIRECT reads bypass the cache, and after a read answered with an
- * error the kernel cached nothing.
- */
-bool lib_is_cached_read(const struct testfs_log *log, size_t i,
-			const char *name)
-{
-	const struct testfs_record *r = &log->recs[i];
-
-	return lib_is_read_of(r, name) && r->len && r->pages && !r->direct &&
-	       !r->err;
-}
-
-int64_t lib_read_ranges(const struct testfs_log *log, const char *name,
-			struct testfs_extent **out)
-{
-	struct testfs_extent *v;
-	size_t i, n = 0;
-
-	if (!out)
-		return -EINVAL;
-	*out = NULL;
-	if (!log || !name)
-		return -EINVAL;
-	for (i = 0; i < log->count; i++)
-		n += lib_is_cached_read(log, i, name);
-	if (!n)
-		return 0;
-	v = malloc(n * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	n = 0;
-	for (i = 0; i < log->count; i++) {
-		const struct testfs_record *r = &log->recs[i];
-
-		if (!lib_is_cached_read(log, i, name))
-			continue;
-		v[n].first = r->page;
-		v[n].last = r->page + r->pages - 1;
-		n++;
-	}
-	qsort(v, n, sizeof(*v), cmp_extent);
-	*out = v;
-	return (int64_t)n;
 }

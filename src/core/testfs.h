@@ -1,27 +1,34 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The state of one mounted testfs, shared by the FUSE front end, the
- * control directory and the daemon. Request handlers touch only the parts
- * marked "read path" without a lock.
+ * The state of one mounted testfs, which the FUSE front end (fuse/), the
+ * control directory (ctl/) and the daemon (daemon/) all sit on. Request
+ * handlers touch only the parts marked "read path" without a lock. The
+ * core calls none of those folders: what it must reach in them (freeing a
+ * control handle, ending the request loop) it reaches through what they
+ * registered here.
  */
-#ifndef TESTFS_I_H
-#define TESTFS_I_H
+#ifndef TESTFS_CORE_H
+#define TESTFS_CORE_H
 
 #define FUSE_USE_VERSION 34
 
 #include <fuse_lowlevel.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "../daemon/options.h"
 #include "../log/log_ring.h"
 #include "../log/log_writer.h"
 #include "../store/fileset.h"
+#include "settings.h"
 
 /* Largest read the kernel sends: 256 pages (FUSE_MAX_MAX_PAGES). */
 #define TESTFS_READ_MAX (256u * 4096u)
+
+#define container_of(ptr, type, member)                                        \
+	((type *)((char *)(ptr)-offsetof(type, member)))
 
 struct testfs_stats {
 	_Atomic uint64_t reads;
@@ -47,19 +54,17 @@ struct testfs_knobs {
 	char note[256]; /* why something is unknown or differs */
 };
 
-/*
- * Control files still open. The kernel sends RELEASE asynchronously, so
- * some may still be open when the daemon exits; they are freed then.
- */
-enum handle_kind {
-	HANDLE_SNAPSHOT = 1,
-	HANDLE_SESSION = 2,
-};
+struct testfs;
 
+/*
+ * An open control file (a snapshot or a ctl session). The kernel sends
+ * RELEASE asynchronously, so some may still be open when serving ends;
+ * they are freed then, each by the @release its owner registered.
+ */
 struct handle_link {
 	struct handle_link *prev;
 	struct handle_link *next;
-	enum handle_kind kind;
+	void (*release)(struct testfs *t, struct handle_link *link);
 };
 
 struct testfs {
@@ -69,7 +74,8 @@ struct testfs {
 	struct log_writer *writer; /* NULL without --log */
 	struct testfs_stats stats; /* read path, atomics */
 	struct fuse_session *se;
-	char *mountpoint; /* absolute */
+	pthread_t serving_thread; /* runs the request loop */
+	char *mountpoint;	  /* absolute */
 	uint32_t page_size;
 	uid_t uid;
 	gid_t gid;
@@ -107,6 +113,10 @@ struct testfs {
 	atomic_bool trace_decided;
 };
 
+/* Prepares the locks of @t (zeroed before); testfs_destroy() ends them. */
+void testfs_init(struct testfs *t);
+void testfs_destroy(struct testfs *t);
+
 /*
  * Attributes the reads so far (no-op without tracing) and returns the
  * log position before which every record is final (UINT64_MAX without
@@ -118,12 +128,28 @@ uint64_t testfs_correlate_sync(struct testfs *t);
 /* Syncs, then closes every readahead window of @ino (drop-cache). */
 void testfs_correlate_forget(struct testfs *t, uint64_t ino);
 
-/*
- * Ends the request loop (as a signal would). Called by the last worker
- * once serving is ending, with workers_lock held.
- */
-void testfs_wake_loop(struct testfs *t);
+/* Registers an open control handle, freed by @release if still open when
+ * serving ends; untrack it when it is freed before. */
+void testfs_track(struct testfs *t, struct handle_link *link,
+		  void (*release)(struct testfs *t, struct handle_link *link));
+void testfs_untrack(struct testfs *t, struct handle_link *link);
 
-extern const struct fuse_lowlevel_ops testfs_ops;
+/* Frees the control handles still open when serving ends. */
+void testfs_free_handles(struct testfs *t);
+
+/*
+ * Ends the request loop (as a signal would): its read() returns EINTR and
+ * it sees the exit. Any thread may call it.
+ */
+void testfs_stop_serving(struct testfs *t);
+
+/*
+ * A worker that needs the mount is starting: false (and nothing counted)
+ * once serving is ending. testfs_worker_end() is called by each worker
+ * that was counted; the last one to end after serving began to end stops
+ * the request loop again, so serve() may go on.
+ */
+bool testfs_worker_begin(struct testfs *t);
+void testfs_worker_end(struct testfs *t);
 
 #endif

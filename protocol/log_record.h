@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * One entry of the read log. The layout is also the record format of
- * MOUNT/.testfs/log.bin, so it only ever grows at the end of the reserved
- * space and keeps its size (128 bytes).
+ * MOUNT/.testfs/log.bin, a contract between two processes: the daemon
+ * writes it and libtestfs (or any reader built against another version)
+ * reads it. So it only ever grows at the end of the reserved space and
+ * keeps its size (128 bytes); a change of meaning bumps LOG_BIN_VERSION.
  */
 #ifndef TESTFS_LOG_RECORD_H
 #define TESTFS_LOG_RECORD_H

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What a snapshot holds: its records (one by one or as an array), its
+ * accesses, and the per-record helpers the set queries, windows and
+ * checks build on.
+ */
+#include "lib_i.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log_record.h"
+
+size_t testfs_log_count(const struct testfs_log *log)
+{
+	return log ? log->count : 0;
+}
+
+const struct testfs_record *testfs_log_at(const struct testfs_log *log,
+					  size_t i)
+{
+	return log && i < log->count ? &log->recs[i] : NULL;
+}
+
+const struct testfs_record *testfs_log_records(const struct testfs_log *log,
+					       size_t *count)
+{
+	if (count)
+		*count = log ? log->count : 0;
+	return log && log->count ? log->recs : NULL;
+}
+
+uint64_t testfs_log_lost(const struct testfs_log *log)
+{
+	return log ? log->lost : 0;
+}
+
+bool testfs_log_traced(const struct testfs_log *log)
+{
+	return log && log->traced;
+}
+
+size_t testfs_log_access_count(const struct testfs_log *log)
+{
+	return log ? log->naccess : 0;
+}
+
+const struct testfs_access *testfs_log_access_at(const struct testfs_log *log,
+						 size_t i)
+{
+	return log && i < log->naccess ? &log->access[i] : NULL;
+}
+
+/* The daemon's cause numbers are the library's. */
+_Static_assert((int)TESTFS_CAUSE_SYNC == (int)LOG_CAUSE_SYNC &&
+		       (int)TESTFS_CAUSE_ASYNC == (int)LOG_CAUSE_ASYNC &&
+		       (int)TESTFS_CAUSE_READAROUND ==
+			       (int)LOG_CAUSE_READAROUND &&
+		       (int)TESTFS_CAUSE_FORCED == (int)LOG_CAUSE_FORCED &&
+		       (int)TESTFS_CAUSE_SINGLE == (int)LOG_CAUSE_SINGLE &&
+		       (int)TESTFS_CAUSE_DIRECT == (int)LOG_CAUSE_DIRECT,
+	       "enum testfs_cause mirrors enum log_cause");
+
+const char *testfs_cause_name(enum testfs_cause cause)
+{
+	return log_cause_name((unsigned)cause);
+}
+
+bool lib_is_read_of(const struct testfs_record *r, const char *name)
+{
+	return r->kind == TESTFS_RECORD_READ && r->file &&
+	       (!name || strcmp(r->file, name) == 0);
+}
+
+size_t testfs_log_requests(const struct testfs_log *log, const char *name)
+{
+	size_t i, n = 0;
+
+	for (i = 0; log && i < log->count; i++)
+		n += lib_is_read_of(&log->recs[i], name);
+	return n;
+}
+
+uint64_t testfs_log_max_request(const struct testfs_log *log, const char *name)
+{
+	uint64_t max = 0;
+	size_t i;
+
+	for (i = 0; log && i < log->count; i++)
+		if (lib_is_read_of(&log->recs[i], name) &&
+		    log->recs[i].pages > max)
+			max = log->recs[i].pages;
+	return max;
+}
+
+uint64_t lib_log_ino(const struct testfs_log *log, const char *name)
+{
+	size_t i;
+
+	if (!name)
+		return 0;
+	for (i = 0; log && i < log->count; i++)
+		if (lib_is_read_of(&log->recs[i], name))
+			return log->recs[i].ino;
+	return 0;
+}
+
+static int cmp_extent(const void *a, const void *b)
+{
+	const struct testfs_extent *x = a, *y = b;
+
+	if (x->first != y->first)
+		return x->first < y->first ? -1 : 1;
+	return x->last < y->last ? -1 : x->last > y->last;
+}
+
+/*
+ * O_DIRECT reads bypass the cache, and after a read answered with an
+ * error the kernel cached nothing.
+ */
+bool lib_is_cached_read(const struct testfs_log *log, size_t i,
+			const char *name)
+{
+	const struct testfs_record *r = &log->recs[i];
+
+	return lib_is_read_of(r, name) && r->len && r->pages && !r->direct &&
+	       !r->err;
+}
+
+int64_t lib_read_ranges(const struct testfs_log *log, const char *name,
+			struct testfs_extent **out)
+{
+	struct testfs_extent *v;
+	size_t i, n = 0;
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	if (!log || !name)
+		return -EINVAL;
+	for (i = 0; i < log->count; i++)
+		n += lib_is_cached_read(log, i, name);
+	if (!n)
+		return 0;
+	v = malloc(n * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	n = 0;
+	for (i = 0; i < log->count; i++) {
+		const struct testfs_record *r = &log->recs[i];
+
+		if (!lib_is_cached_read(log, i, name))
+			continue;
+		v[n].first = r->page;
+		v[n].last = r->page + r->pages - 1;
+		n++;
+	}
+	qsort(v, n, sizeof(*v), cmp_extent);
+	*out = v;
+	return (int64_t)n;
+}

@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Running the command on one kernel: matrix/run.sh straight on the host,
+ * or in a QEMU guest whose init runs it and powers off. A guest that
+ * panics is booted once more; one that hangs is killed at the time limit.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/kvm.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "matrix.h"
+
+#define QEMU "qemu-system-x86_64"
+/* Panics reboot at once, and -no-reboot turns that into QEMU's exit. */
+#define GUEST_CMDLINE "console=ttyS0 panic=-1 quiet"
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Whether the CPU offers virtualisation (vmx or svm) to this machine. */
+static bool cpu_virt(void)
+{
+	char line[4096];
+	bool yes = false;
+	FILE *f = fopen("/proc/cpuinfo", "r");
+
+	if (!f)
+		return false;
+	while (!yes && fgets(line, sizeof(line), f))
+		yes = strncmp(line, "flags", 5) == 0 &&
+		      (strstr(line, " vmx") || strstr(line, " svm"));
+	fclose(f);
+	return yes;
+}
+
+/*
+ * Whether KVM can run the guest. /dev/kvm can exist and even create a VM
+ * on a CPU without vmx/svm (measured here: the guest then stops at its
+ * first instruction with "KVM internal error"), so both are checked.
+ * TESTFS_MATRIX_ACCEL=tcg|kvm overrides.
+ */
+static bool kvm_usable(void)
+{
+	const char *env = getenv("TESTFS_MATRIX_ACCEL");
+	int fd, vm;
+
+	if (env && *env)
+		return strcmp(env, "kvm") == 0;
+	if (!cpu_virt())
+		return false;
+	fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	if (ioctl(fd, KVM_GET_API_VERSION, 0) != KVM_API_VERSION) {
+		close(fd);
+		return false;
+	}
+	vm = ioctl(fd, KVM_CREATE_VM, 0);
+	if (vm >= 0)
+		close(vm);
+	close(fd);
+	return vm >= 0;
+}
+
+static bool in_path(const char *prog)
+{
+	const char *path = getenv("PATH");
+	char buf[PATH_MAX];
+	const char *p, *e;
+
+	for (p = path ? path : "/usr/bin:/bin"; *p; p = *e ? e + 1 : e) {
+		e = strchrnul(p, ':');
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)(e - p), p, prog);
+		if (access(buf, X_OK) == 0)
+			return true;
+	}
+	return false;
+}
+
+static char *dup_frame(const struct capture *c, const char *name)
+{
+	const struct frame *f = capture_frame(c, name);
+
+	return f ? strndup(f->data, f->len) : NULL;
+}
+
+static void set_failed(struct run *r, const struct capture *c, const char *fmt,
+		       const char *what)
+{
+	r->status = RUN_FAILED;
+	snprintf(r->reason, sizeof(r->reason), fmt, what);
+	free(r->console_tail);
+	r->console_tail = capture_tail(c, 40);
+}
+
+/* The command's outcome from what the runner printed. */
+void run_collect(struct matrix *m, struct run *r, const struct capture *c)
+{
+	const struct frame *st = capture_frame(c, "status");
+	const struct frame *res = capture_frame(c, "result");
+	const struct frame *err = capture_frame(c, "error");
+	char *tail;
+
+	r->caps = dup_frame(c, "caps");
+	if (r->caps)
+		kernel_save_caps(&r->k, r->caps, strlen(r->caps));
+	if (r->caps && strstr(r->caps, "\"fuse\":\"missing\"")) {
+		r->status = RUN_SKIPPED;
+		snprintf(r->reason, sizeof(r->reason),
+			 "the kernel has no FUSE (/dev/fuse missing)");
+		return;
+	}
+	if (c->timed_out) {
+		char t[32];
+
+		snprintf(t, sizeof(t), "%d", m->timeout_s);
+		set_failed(r, c, "killed at the time limit (%s s)", t);
+		return;
+	}
+	if (!c->done || !st) {
+		set_failed(r, c, "%s",
+			   capture_panicked(c)
+				   ? "the kernel panicked before the command "
+				     "finished"
+			   : c->booted ? "the command did not finish "
+					 "(the runner's output stops early)"
+				       : "the kernel did not reach /init");
+		return;
+	}
+	if (err) {
+		set_failed(r, c, "%s", err->data);
+		return;
+	}
+	if (strcmp(m->argv[0], "suite") == 0) {
+		suite_collect(r, c);
+		return;
+	}
+	if (strcmp(m->argv[0], "touch") == 0) {
+		touch_collect(r, c);
+	} else if (res && res->whole && res->len) {
+		r->result = strndup(res->data, res->len);
+		r->result_len = res->len;
+	}
+	if (atoi(st->data) != 0 || !r->result) {
+		tail = dup_frame(c, "stderr");
+		r->status = RUN_FAILED;
+		snprintf(r->reason, sizeof(r->reason),
+			 "%s exited with status %s%s%s", m->argv[0], st->data,
+			 tail && *tail ? ": " : "", tail ? tail : "");
+		free(tail);
+	}
+}
+
+static int make_work(struct matrix *m)
+{
+	if (m->workdir[0])
+		return 0;
+	snprintf(m->workdir, sizeof(m->workdir), "/tmp/testfs-matrix.XXXXXX");
+	if (!mkdtemp(m->workdir)) {
+		m->workdir[0] = '\0';
+		return -errno;
+	}
+	return 0;
+}
+
+static void run_host(struct matrix *m, struct run *r)
+{
+	char work[PATH_MAX], e[5][PATH_MAX + 32];
+	char *env[6];
+	const char **argv;
+	struct capture c;
+	int i, err;
+
+	snprintf(work, sizeof(work), "%s/host", m->workdir);
+	snprintf(e[0], sizeof(e[0]), "TESTFS_BIN=%s", m->bins.daemon);
+	snprintf(e[1], sizeof(e[1]), "MATRIX_TOUCH=%s", m->bins.touch);
+	snprintf(e[2], sizeof(e[2]), "MATRIX_SCENARIO=%s", m->bins.scenario);
+	snprintf(e[3], sizeof(e[3]), "MATRIX_TESTS=%s", m->bins.tests_dir);
+	snprintf(e[4], sizeof(e[4]), "MATRIX_WORK=%s", work);
+	for (i = 0; i < 5; i++)
+		env[i] = e[i];
+	env[5] = NULL;
+	argv = calloc((size_t)m->argc + 3, sizeof(*argv));
+	if (!argv) {
+		r->status = RUN_FAILED;
+		snprintf(r->reason, sizeof(r->reason), "out of memory");
+		return;
+	}
+	argv[0] = "sh";
+	argv[1] = m->bins.run_sh;
+	for (i = 0; i < m->argc; i++)
+		argv[i + 2] = m->argv[i];
+	struct capture_opts o = { .argv = argv,
+				  .setenv = env,
+				  .timeout_s = m->timeout_s,
+				  .label = r->k.spec };
+	err = capture_run(&o, &c);
+	free(argv);
+	if (err) {
+		r->status = RUN_FAILED;
+		snprintf(r->reason, sizeof(r->reason), "cannot run %s: %s",
+			 m->bins.run_sh, strerror(-err));
+		return;
+	}
+	c.booted = true;
+	run_collect(m, r, &c);
+	capture_free(&c);
+}
+
+static bool base_image(struct matrix *m, struct run *r)
+{
+	if (!m->base_built && !m->base_failed) {
+		snprintf(m->base, sizeof(m->base), "%s/base.cpio", m->workdir);
+		printf("[%s] building the guest image\n", r->k.spec);
+		fflush(stdout);
+		if (image_build_base(&m->bins, strcmp(m->argv[0], "suite") == 0,
+				     m->base, m->base_why, sizeof(m->base_why)))
+			m->base_failed = true;
+		else
+			m->base_built = true;
+	}
+	if (m->base_failed) {
+		r->status = RUN_SKIPPED;
+		snprintf(r->reason, sizeof(r->reason), "no guest image: %s",
+			 m->base_why);
+	}
+	return m->base_built;
+}
+
+static void run_guest(struct matrix *m, struct run *r)
+{
+	const char *env_smp = getenv("TESTFS_MATRIX_SMP");
+	const char *smp = env_smp && *env_smp ? env_smp : "2";
+	const char *extra = getenv("TESTFS_MATRIX_APPEND");
+	char cmdline[512];
+	char initrd[PATH_MAX], why[512];
+	const char *argv[] = { QEMU,	     "-nodefaults", "-no-user-config",
+			       "-display",   "none",	    "-serial",
+			       "stdio",	     "-monitor",    "none",
+			       "-no-reboot", "-m",	    "2048",
+			       "-smp",	     smp,	    "-accel",
+			       NULL,	     "-kernel",	    r->k.image,
+			       "-initrd",    initrd,	    "-append",
+			       cmdline,	     NULL };
+	struct capture c;
+	int attempt, err;
+
+	snprintf(cmdline, sizeof(cmdline), "%s%s%s", GUEST_CMDLINE,
+		 extra && *extra ? " " : "", extra ? extra : "");
+	if (!in_path(QEMU)) {
+		r->status = RUN_SKIPPED;
+		snprintf(r->reason, sizeof(r->reason),
+			 "%s not found (apt-get install qemu-system-x86)",
+			 QEMU);
+		return;
+	}
+	if (!base_image(m, r))
+		return;
+	/* One initrd at a time: a fixed name (a path SPEC has slashes). */
+	snprintf(initrd, sizeof(initrd), "%s/guest.cpio", m->workdir);
+	if (image_for_kernel(m->base, &r->k, m->argv, initrd, why,
+			     sizeof(why))) {
+		r->status = RUN_FAILED;
+		snprintf(r->reason, sizeof(r->reason), "%s", why);
+		return;
+	}
+	if (!m->accel)
+		m->accel = kvm_usable() ? "kvm" : "tcg";
+	/* TCG: one host thread per vCPU, where QEMU does not by default. */
+	argv[15] = strcmp(m->accel, "tcg") == 0 ? "tcg,thread=multi" : m->accel;
+	snprintf(r->accel, sizeof(r->accel), "%s", m->accel);
+	for (attempt = 0; attempt < 2; attempt++) {
+		struct capture_opts o = { .argv = argv,
+					  .timeout_s = m->timeout_s,
+					  .label = r->k.spec };
+
+		printf("[%s] booting %s (%s)%s\n", r->k.spec, r->k.release,
+		       m->accel, attempt ? ", second try" : "");
+		fflush(stdout);
+		err = capture_run(&o, &c);
+		if (err) {
+			r->status = RUN_FAILED;
+			snprintf(r->reason, sizeof(r->reason),
+				 "cannot run %s: %s", QEMU, strerror(-err));
+			return;
+		}
+		/* A panic is retried once (TCG has been seen to oops early
+		 * in boot); a hang is not: it already cost the time limit. */
+		if (c.done || c.timed_out || !capture_panicked(&c) || attempt)
+			break;
+		printf("[%s] the kernel panicked; booting it again\n",
+		       r->k.spec);
+		capture_free(&c);
+	}
+	run_collect(m, r, &c);
+	capture_free(&c);
+	unlink(initrd);
+}
+
+void run_kernel(struct matrix *m, struct run *r)
+{
+	double t0 = now_s();
+
+	r->status = RUN_OK;
+	if (r->k.skip[0]) {
+		r->status = RUN_SKIPPED;
+		snprintf(r->reason, sizeof(r->reason), "%s", r->k.skip);
+	} else if (make_work(m)) {
+		r->status = RUN_FAILED;
+		snprintf(r->reason, sizeof(r->reason), "mkdtemp: %s",
+			 strerror(errno));
+	} else if (r->k.host) {
+		run_host(m, r);
+	} else {
+		run_guest(m, r);
+	}
+	r->seconds = now_s() - t0;
+	printf("[%s] %s in %.1f s%s%s\n", r->k.spec,
+	       r->status == RUN_OK	 ? "ok"
+	       : r->status == RUN_FAILED ? "FAILED"
+					 : "skipped",
+	       r->seconds, r->reason[0] ? ": " : "", r->reason);
+	if (r->console_tail && r->status == RUN_FAILED)
+		printf("[%s] console tail:\n%s\n", r->k.spec, r->console_tail);
+	fflush(stdout);
+}

@@ -1,0 +1,31 @@
+#!/bin/busybox sh
+# testfs-matrix's guest init: mounts what testfs needs, loads FUSE where it
+# is a module, runs the matrix command (/matrix/cmd: its arguments, one per
+# line) through /matrix/run.sh with its output on the serial console, and
+# powers off.
+/bin/busybox --install -s /bin
+export PATH=/bin:/sbin:/usr/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null ||
+	mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+mount -t tmpfs tmpfs /tmp
+mkdir -p /dev/shm /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+mount -t devpts devpts /dev/pts
+# Only emergencies on the console: kernel messages would cut the frames.
+echo 1 > /proc/sys/kernel/printk
+[ -f /lib/modules/fuse.ko ] && insmod /lib/modules/fuse.ko
+echo "@@testfs-matrix booted $(uname -r)"
+export LD_LIBRARY_PATH=/matrix/lib
+export TESTFS_BIN=/matrix/bin/testfs MATRIX_TOUCH=/matrix/bin/testfs-touch
+export MATRIX_SCENARIO=/matrix/bin/testfs-scenario MATRIX_TESTS=/matrix/tests
+export MATRIX_WORK=/tmp/matrix HOME=/root TMPDIR=/tmp
+set --
+while IFS= read -r a; do
+	set -- "$@" "$a"
+done < /matrix/cmd
+sh /matrix/run.sh "$@"
+sync
+poweroff -f

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * testfs-matrix: the same testfs command on several kernels (the host,
+ * and QEMU guests booted from an initramfs holding the project's build),
+ * compared side by side. One `struct run` per kernel.
+ */
+#ifndef TESTFS_MATRIX_H
+#define TESTFS_MATRIX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "capture.h"
+#include "image.h"
+#include "kernel.h"
+
+enum run_status { RUN_OK, RUN_FAILED, RUN_SKIPPED };
+
+/* One suite test's result on one kernel. */
+struct test_result {
+	char name[200]; /* BINARY:SUITE::TEST */
+	enum { T_OK, T_NOT_OK, T_SKIP } result;
+	char *diag; /* policy warnings, failure text, skip reason */
+};
+
+struct run {
+	struct kernel k;
+	enum run_status status;
+	char reason[1024];
+	double seconds;
+	char accel[8]; /* "kvm", "tcg" or "" (host) */
+	char *caps;    /* the kernel's caps JSON, or NULL */
+	char *result;  /* the command's JSON (scenario, touch, suite) */
+	size_t result_len;
+	struct test_result *tests;
+	size_t ntests;
+	char *ktap;	    /* the kernel's KTAP subtest (suite), or NULL */
+	char *console_tail; /* failures: the last console lines */
+};
+
+struct matrix {
+	char **argv; /* the command: scenario NAME ..., touch ..., suite */
+	int argc;
+	int timeout_s;
+	struct bins bins;
+	char workdir[64]; /* scratch: base image, per-kernel initrds */
+	char base[PATH_MAX - 64];
+	bool base_built;
+	bool base_failed;
+	char base_why[512];
+	const char *accel; /* NULL: probe */
+};
+
+/* Runs the command on @r->k (already prepared). */
+void run_kernel(struct matrix *m, struct run *r);
+
+/* The command's outcome on @r from what the runner printed (@c). */
+void run_collect(struct matrix *m, struct run *r, const struct capture *c);
+
+/* The suite's frames of @c into @r->tests, @r->ktap, @r->result. */
+void suite_collect(struct run *r, const struct capture *c);
+
+/* The touch command's text into @r->result as JSON. */
+void touch_collect(struct run *r, const struct capture *c);
+
+/* KTAP version 1 of the whole matrix, one subtest per kernel. */
+char *ktap_document(const struct run *runs, size_t n, const char *what);
+
+/* The --json document. */
+char *json_document(const struct matrix *m, const struct run *runs, size_t n);
+
+/* The side-by-side table of what differs between kernels. */
+void print_table(const struct matrix *m, const struct run *runs, size_t n);
+
+/* Checks COMMAND's arguments; 2 (after a message) when they are wrong. */
+int check_command(int argc, char **argv);
+
+/*
+ * The table on stdout, then the --json and --ktap files (each written to
+ * a temporary file and renamed). Returns 0, or 1 if one was not written.
+ */
+int matrix_finish(const struct matrix *m, const struct run *runs, size_t n,
+		  const char *json, const char *ktap);
+
+void run_free(struct run *r);
+void cleanup_work(struct matrix *m);
+
+/*
+ * image FILE COMMAND [ARGS...]: writes the guest initramfs that runs
+ * COMMAND (with fuse.ko of the one --kernel given, if any) for another
+ * CI engine to boot.
+ */
+int cmd_image(struct matrix *m, const char *const *specs, size_t nspec);
+
+/*
+ * decode LOG...: turns console logs of guests booted elsewhere (one a
+ * kernel) into the table, --json and --ktap.
+ */
+int cmd_decode(struct matrix *m, const char *json, const char *ktap);
+
+#endif

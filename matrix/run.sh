@@ -1,0 +1,160 @@
+#!/bin/sh
+# testfs-matrix's runner: runs one matrix command (scenario, touch, suite)
+# on the kernel it runs on and prints its results on stdout between frame
+# lines, base64-encoded, so a serial console can carry them intact:
+#
+#	@@testfs-matrix begin NAME
+#	<base64 lines>
+#	@@testfs-matrix end NAME BYTES
+#
+# and "@@testfs-matrix progress TEXT" lines. testfs-matrix runs it on the
+# host (bash or dash) and inside each guest (busybox sh).
+#
+# Environment: TESTFS_BIN, MATRIX_TOUCH, MATRIX_SCENARIO (the daemon,
+# testfs-touch, testfs-scenario), MATRIX_TESTS (the folder of the ra_*
+# suite binaries; empty: none), MATRIX_WORK (a scratch folder it fills).
+# Usage: run.sh scenario NAME [PARAM=VALUE...]
+#        run.sh touch FIRST COUNT [--exec] [--ra-kb N]
+#        run.sh suite
+
+daemon=${TESTFS_BIN:?TESTFS_BIN not set}
+touch=${MATRIX_TOUCH:?MATRIX_TOUCH not set}
+scenario=${MATRIX_SCENARIO:?MATRIX_SCENARIO not set}
+work=${MATRIX_WORK:?MATRIX_WORK not set}
+export TESTFS_BIN
+
+frame() {
+	echo "@@testfs-matrix begin $1"
+	base64 < "$2"
+	echo "@@testfs-matrix end $1 $(wc -c < "$2")"
+}
+
+frame_text() {
+	printf '%s' "$2" > "$work/.text"
+	frame "$1" "$work/.text"
+}
+
+progress() {
+	echo "@@testfs-matrix progress $*"
+}
+
+# What the running kernel offers testfs, as one JSON object.
+caps() {
+	t=/sys/kernel/tracing
+	[ -d $t/events ] || t=/sys/kernel/debug/tracing
+	fuse=missing
+	[ -c /dev/fuse ] && fuse=built-in
+	[ -c /dev/fuse ] && [ -d /sys/module/fuse/sections ] && fuse=module
+	ra=false
+	[ -d $t/events/readahead/page_cache_ra_unbounded ] && ra=true
+	fm=false
+	[ -d $t/events/filemap/mm_filemap_fault ] && fm=true
+	cs=false
+	# (grep on /proc/kallsyms takes seconds in an emulated guest)
+	[ -d $t/events/syscalls/sys_enter_cachestat ] && cs=true
+	printf '{"release":"%s","fuse":"%s","readahead_events":%s,' \
+		"$(uname -r)" $fuse $ra
+	printf '"filemap_events":%s,"cachestat":%s}' $fm $cs
+}
+
+run_scenario() {
+	progress "scenario $*"
+	"$scenario" run "$@" --json > "$work/result.json" \
+		2> "$work/stderr"
+	rc=$?
+	frame result "$work/result.json"
+	tail -c 4000 "$work/stderr" > "$work/stderr.tail"
+	frame stderr "$work/stderr.tail"
+	frame_text status "$rc"
+}
+
+run_touch() {
+	first=$1 count=$2
+	shift 2
+	exec_opt= ra_opt=
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--exec) exec_opt=--exec ;;
+		--ra-kb) ra_opt="--ra-kb $2"; shift ;;
+		esac
+		shift
+	done
+	mnt="$work/mnt"
+	mkdir -p "$mnt"
+	progress "touch $first $count $exec_opt $ra_opt"
+	# shellcheck disable=SC2086
+	"$daemon" -f --file touch.bin:256M $ra_opt "$mnt" \
+		> "$work/daemon.log" 2>&1 &
+	pid=$!
+	i=0
+	while [ ! -f "$mnt/.testfs/config" ] && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	# shellcheck disable=SC2086
+	"$touch" $exec_opt "$mnt/touch.bin" "$first" "$count" \
+		> "$work/touch.txt" 2>&1
+	rc=$?
+	cat "$mnt/.testfs/config" > "$work/config.json" 2>/dev/null
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	umount "$mnt" 2>/dev/null
+	frame result "$work/touch.txt"
+	frame config "$work/config.json"
+	tail -c 4000 "$work/daemon.log" > "$work/stderr.tail"
+	frame stderr "$work/stderr.tail"
+	frame_text status "$rc"
+}
+
+# A suite binary's kernel requirement, when it has one: the reason to
+# skip it on a kernel that lacks it.
+requirement() {
+	case $1 in
+	ra_causes)
+		grep -q '"readahead_events":true' "$work/caps.json" ||
+			echo "needs the readahead:* tracepoints, which this kernel lacks"
+		;;
+	esac
+}
+
+run_suite() {
+	if [ -z "$MATRIX_TESTS" ] || [ ! -d "$MATRIX_TESTS" ]; then
+		frame_text error "the suite's test binaries were not found"
+		frame_text status 2
+		return
+	fi
+	for t in "$MATRIX_TESTS"/ra_*; do
+		[ -f "$t" ] && [ -x "$t" ] || continue
+		n=${t##*/}
+		why=$(requirement "$n")
+		if [ -n "$why" ]; then
+			progress "$n skipped: $why"
+			frame_text "skip:$n" "$why"
+			continue
+		fi
+		progress "$n"
+		TESTFS_POLICY=warn timeout 600 "$t" --jobs=1 --verbose \
+			--tap="$work/$n.tap" > "$work/$n.out" 2>&1
+		rc=$?
+		[ -f "$work/$n.tap" ] || : > "$work/$n.tap"
+		frame "tap:$n" "$work/$n.tap"
+		frame "log:$n" "$work/$n.out"
+		frame_text "rc:$n" "$rc"
+	done
+	frame_text status 0
+}
+
+mkdir -p "$work"
+printf '%s\n' "$@" > "$work/command"
+frame command "$work/command"
+caps > "$work/caps.json"
+frame caps "$work/caps.json"
+cmd=$1
+shift
+case $cmd in
+scenario) run_scenario "$@" ;;
+touch) run_touch "$@" ;;
+suite) run_suite ;;
+*) frame_text error "unknown command $cmd"; frame_text status 2 ;;
+esac
+echo "@@testfs-matrix done"

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The settings one mount runs with. daemon/options.c fills them from the
+ * command line and config files; the core, the FUSE front end and the
+ * control directory only read them, so they need nothing of the parser.
+ */
+#ifndef TESTFS_SETTINGS_H
+#define TESTFS_SETTINGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <testfs/pattern.h>
+
+struct rule_set;
+
+struct file_spec {
+	char *name;
+	uint64_t size;
+	struct testfs_pattern pattern;
+};
+
+#define OPT_UNSET (-1)
+#define OPT_TRACE_AUTO 0
+#define OPT_TRACE_REQUIRED 1
+#define OPT_TRACE_OFF (-1)
+#define OPTIONS_DEFAULT_LOG_CAPACITY (1u << 20)
+/* The kernel's own defaults, used when a knob is not given. */
+#define KERNEL_DEFAULT_MAX_BACKGROUND 12
+#define KERNEL_DEFAULT_CONGESTION_THRESHOLD 9
+
+struct options {
+	struct file_spec *files;
+	size_t nfiles;
+	size_t files_cap;
+	/* Indexes + 1 into files by name hash (open addressing), 0: free. */
+	size_t *name_index;
+	size_t name_index_cap; /* a power of two, or 0 */
+	bool default_files;    /* no file given: the built-in set */
+	char *mountpoint;
+	char *log_path;
+	int64_t ra_kb;
+	int64_t max_pages;
+	int64_t max_background;
+	int64_t congestion_threshold;
+	/* Where it was given ("--congestion-threshold" or "FILE:LINE: ..."),
+	 * for the check against max-background made at the end. */
+	char congestion_what[192];
+	uint64_t log_capacity;
+	bool foreground;
+	bool debug;
+	bool quiet;
+	bool auto_unmount;
+	bool rmdir_after;
+	bool help;
+	bool version;
+	int ready_fd;
+	int64_t watch_pid;
+	/* --trace / --no-trace; default OPT_TRACE_AUTO (0). */
+	int trace;
+	char *tracefs;	  /* --tracefs DIR, or NULL */
+	bool trace_reads; /* --trace-reads */
+	/* --latency, --rule, --error, checked as they are parsed (NULL when
+	 * none was given). */
+	struct rule_set *rules;
+	bool slow_given;
+};
+
+#endif

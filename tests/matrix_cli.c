@@ -1,0 +1,537 @@
+// SPDX-License-Identifier: MIT
+/*
+ * testfs-matrix as a user runs it, on the host and with bad input: exit
+ * status 2 for usage errors, a `skipped` run with its reason for a kernel
+ * it cannot use (not a bzImage, no FUSE, no fuse.ko, no QEMU), a guest
+ * that never finishes killed at the time limit, and never a half-written
+ * JSON. The kernels here are hand-made bzImage headers: only testfs-
+ * matrix's checks see them, no guest boots one except the hang test.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../matrix/jsonv.h"
+#include "mount_harness.h"
+
+static char dir[64];
+
+static void setup(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/testfs-test.matrix.XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+}
+
+static void teardown(void)
+{
+	const char *argv[] = { "/bin/rm", "-rf", dir, NULL };
+	char *out = NULL;
+
+	if (dir[0])
+		harness_run(argv, &out, 30);
+	free(out);
+}
+
+TestSuite(matrix_cli, .init = setup, .fini = teardown, .timeout = 120);
+
+static const char *matrix(void)
+{
+	const char *p = getenv("TESTFS_MATRIX");
+
+	cr_assert_not_null(p, "TESTFS_MATRIX not set");
+	return p;
+}
+
+/* Runs testfs-matrix with @args; its exit status, output in @out. */
+static int run(const char *const *args, char **out, int timeout_s)
+{
+	const char *argv[32];
+	int n = 0;
+
+	argv[n++] = matrix();
+	while (*args && n < 31)
+		argv[n++] = *args++;
+	argv[n] = NULL;
+	*out = NULL;
+	return harness_run(argv, out, timeout_s);
+}
+
+static struct jv *read_json(const char *path)
+{
+	char *text = harness_read_file(path, NULL);
+	struct jv *v;
+
+	cr_assert_not_null(text, "%s not written", path);
+	v = jv_parse(text, strlen(text));
+	cr_assert_not_null(v, "%s is not whole JSON:\n%s", path, text);
+	free(text);
+	return v;
+}
+
+/* A file with an x86 boot header (boot.rst: 0xAA55, "HdrS"). */
+static void fake_kernel(const char *name, const char *config)
+{
+	unsigned char hdr[0x400] = { 0 };
+	char path[128];
+	FILE *f;
+
+	hdr[0x1fe] = 0x55;
+	hdr[0x1ff] = 0xaa;
+	memcpy(hdr + 0x202, "HdrS", 4);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/%s/bzImage", dir, name);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fwrite(hdr, 1, sizeof(hdr), f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/%s/config", dir, name);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs(config, f);
+	fclose(f);
+}
+
+Test(matrix_cli, usage_errors_exit_2)
+{
+	const char *a1[] = { "--kernel", "debian:5.10", "suite", NULL };
+	const char *a2[] = { "--kernel", "/nonexistent/bzImage", "suite",
+			     NULL };
+	const char *a3[] = { "frobnicate", NULL };
+	const char *a4[] = { "touch", "x", "10", NULL };
+	const char *a5[] = { "touch", "1", "10", "--bogus", NULL };
+	const char *a6[] = { "--timeout", "0", "suite", NULL };
+	const char *a7[] = { "--kernel", "host", "scenario", "no-such", NULL };
+	const char *a8[] = { "scenario", "vma-boundary", "exec", NULL };
+	const char *a9[] = { NULL };
+	const char *a10[] = { "suite", "extra", NULL };
+	const char *const *cases[] = {
+		a1, a2, a3, a4, a5, a6, a7, a8, a9, a10
+	};
+	const char *want[] = { "unknown kernel",    "no such file",
+			       "unknown command",   "FIRST and COUNT",
+			       "unknown option",    "--timeout",
+			       "no-such",	    "PARAM=VALUE",
+			       "COMMAND is needed", "no arguments" };
+	unsigned i;
+	char *out;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		cr_expect_eq(run(cases[i], &out, 30), 2, "case %u: %s", i, out);
+		cr_expect(out && strstr(out, want[i]), "case %u: %s", i, out);
+		free(out);
+	}
+}
+
+/* Runs `scenario vma-boundary` on @spec, which cannot run; its reason. */
+static void expect_skipped(const char *spec, const char *reason,
+			   const char *path_env)
+{
+	char json[128], *out;
+	const char *args[] = { "--json",   json,	   "--kernel", spec,
+			       "scenario", "vma-boundary", NULL };
+	struct jv *v;
+	const char *status, *why;
+	int code;
+
+	snprintf(json, sizeof(json), "%s/out.json", dir);
+	if (path_env)
+		setenv("PATH", path_env, 1);
+	code = run(args, &out, 60);
+	cr_assert_eq(code, 0, "%s", out);
+	v = read_json(json);
+	status = jv_str(v, "runs.0.status");
+	why = jv_str(v, "runs.0.reason");
+	cr_assert(status && strcmp(status, "skipped") == 0, "%s", out);
+	cr_assert(why && strstr(why, reason), "reason '%s', want '%s'", why,
+		  reason);
+	cr_assert(strstr(out, "skipped"), "%s", out);
+	jv_free(v);
+	free(out);
+}
+
+Test(matrix_cli, a_file_that_is_not_a_kernel_is_skipped)
+{
+	char path[128], *out = NULL;
+	const char *cp[] = { "/bin/cp", "/etc/passwd", path, NULL };
+
+	snprintf(path, sizeof(path), "%s/notakernel", dir);
+	cr_assert_eq(harness_run(cp, &out, 10), 0, "%s", out);
+	free(out);
+	expect_skipped(path, "not an x86 kernel image", NULL);
+}
+
+Test(matrix_cli, a_kernel_without_fuse_is_skipped)
+{
+	char path[128];
+
+	fake_kernel("nofuse", "# CONFIG_FUSE_FS is not set\n");
+	snprintf(path, sizeof(path), "%s/nofuse", dir);
+	expect_skipped(path, "no FUSE", NULL);
+}
+
+Test(matrix_cli, fuse_as_a_module_without_fuse_ko_is_skipped)
+{
+	char path[128];
+
+	fake_kernel("nomod", "CONFIG_FUSE_FS=m\n");
+	snprintf(path, sizeof(path), "%s/nomod/bzImage", dir);
+	expect_skipped(path, "fuse.ko", NULL);
+}
+
+Test(matrix_cli, no_qemu_is_skipped)
+{
+	char path[128];
+
+	fake_kernel("noqemu", "CONFIG_FUSE_FS=y\n");
+	snprintf(path, sizeof(path), "%s/noqemu", dir);
+	expect_skipped(path, "qemu-system-x86_64 not found", "/nonexistent");
+}
+
+Test(matrix_cli, a_guest_that_never_finishes_is_killed_at_the_limit)
+{
+	char path[128], json[128], *out;
+	const char *args[] = { "--json",   json,	   "--timeout",
+			       "4",	   "--kernel",	   path,
+			       "scenario", "vma-boundary", NULL };
+	struct jv *v;
+	const char *status, *why;
+
+	if (access("/usr/bin/qemu-system-x86_64", X_OK) ||
+	    access("/bin/busybox", X_OK))
+		cr_skip_test("qemu-system-x86 or busybox-static missing");
+	/* A boot header and nothing after it: QEMU never reaches /init. */
+	fake_kernel("hang", "CONFIG_FUSE_FS=y\n");
+	snprintf(path, sizeof(path), "%s/hang", dir);
+	snprintf(json, sizeof(json), "%s/out.json", dir);
+	cr_assert_eq(run(args, &out, 90), 1, "%s", out);
+	v = read_json(json);
+	status = jv_str(v, "runs.0.status");
+	why = jv_str(v, "runs.0.reason");
+	cr_assert(status && strcmp(status, "failed") == 0, "%s", out);
+	cr_assert(why && (strstr(why, "time limit") ||
+			  strstr(why, "did not reach /init")),
+		  "%s", why);
+	jv_free(v);
+	free(out);
+}
+
+/* A real kernel that cannot boot in time: killed, its console kept. */
+Test(matrix_cli, a_slow_guest_is_killed_at_the_time_limit)
+{
+	char json[128], img[PATH_MAX], *out;
+	const char *args[] = { "--json",   json,	   "--timeout",
+			       "2",	   "--kernel",	   "debian:6.12",
+			       "scenario", "vma-boundary", NULL };
+	const char *cache = getenv("TESTFS_CACHE"), *home = getenv("HOME");
+	struct jv *v;
+	const char *why;
+
+	if (cache && *cache)
+		snprintf(img, sizeof(img), "%s/kernels/debian-6.12/bzImage",
+			 cache);
+	else
+		snprintf(img, sizeof(img),
+			 "%s/.cache/testfs/kernels/debian-6.12/bzImage",
+			 home ? home : "/root");
+	if (access(img, R_OK) || access("/usr/bin/qemu-system-x86_64", X_OK) ||
+	    access("/bin/busybox", X_OK))
+		cr_skip_test("needs debian:6.12 cached, QEMU and busybox");
+	/* Emulated: boot and scenario take well over 2 s. */
+	setenv("TESTFS_MATRIX_ACCEL", "tcg", 1);
+	snprintf(json, sizeof(json), "%s/out.json", dir);
+	cr_assert_eq(run(args, &out, 60), 1, "%s", out);
+	v = read_json(json);
+	why = jv_str(v, "runs.0.reason");
+	cr_assert_str_eq(jv_str(v, "runs.0.status"), "failed");
+	cr_assert(why && strstr(why, "time limit (2 s)"), "%s", out);
+	cr_assert_not_null(jv_get(v, "runs.0.console_tail"));
+	cr_assert_lt(jv_num(v, "runs.0.seconds", 99), 30);
+	jv_free(v);
+	free(out);
+}
+
+Test(matrix_cli, host_scenario_json_and_ktap)
+{
+	char json[128], ktap[128], *out, *text;
+	const char *args[] = { "--json",   json,	   "--ktap",
+			       ktap,	   "--kernel",	   "host",
+			       "scenario", "vma-boundary", "preset=small",
+			       NULL };
+	struct jv *v;
+	const char *status;
+	int code;
+
+	harness_require_fuse();
+	snprintf(json, sizeof(json), "%s/out.json", dir);
+	snprintf(ktap, sizeof(ktap), "%s/out.ktap", dir);
+	code = run(args, &out, 110);
+	cr_assert_eq(code, 0, "%s", out);
+	cr_assert(strstr(out, "[host]"), "no progress line: %s", out);
+	v = read_json(json);
+	status = jv_str(v, "runs.0.status");
+	cr_assert(status && strcmp(status, "ok") == 0, "%s", out);
+	cr_assert_str_eq(jv_str(v, "runs.0.spec"), "host");
+	cr_assert_not_null(jv_str(v, "runs.0.release"));
+	cr_assert_gt(jv_num(v, "runs.0.result.fetched.requests", 0), 0);
+	cr_assert_not_null(jv_get(v, "runs.0.kernel.readahead_events"));
+	jv_free(v);
+	text = harness_read_file(ktap, NULL);
+	cr_assert_not_null(text);
+	cr_assert(strncmp(text, "KTAP version 1\n", 15) == 0, "%s", text);
+	cr_assert(strstr(text, "\n1..1\n"), "%s", text);
+	cr_assert(strstr(text, "\nok 1 host\n"), "%s", text);
+	free(text);
+	free(out);
+}
+
+Test(matrix_cli, image_is_a_newc_initramfs)
+{
+	char img[128], *out, *text;
+	const char *args[] = { "image", img, "scenario", "vma-boundary", NULL };
+	size_t len = 0;
+
+	if (access("/bin/busybox", X_OK))
+		cr_skip_test("busybox-static missing");
+	snprintf(img, sizeof(img), "%s/guest.cpio", dir);
+	cr_assert_eq(run(args, &out, 60), 0, "%s", out);
+	text = harness_read_file(img, &len);
+	cr_assert_not_null(text);
+	/* newc: "070701" headers; the command and the init are in it. */
+	cr_assert(len > 1024 && memcmp(text, "070701", 6) == 0);
+	cr_assert(memmem(text, len, "matrix/cmd", 10));
+	cr_assert(memmem(text, len, "scenario\nvma-boundary\n", 22));
+	cr_assert(memmem(text, len, "TRAILER!!!", 10));
+	free(text);
+	free(out);
+}
+
+/*
+ * The runner's output as a CI engine would keep it (a time before each
+ * line, a kernel message in the middle), decoded into the same JSON.
+ */
+Test(matrix_cli, decode_reads_a_console_log)
+{
+	char runner[PATH_MAX], work[128], logp[128], json[128], *out, *line;
+	char *save = NULL;
+	const char *sh[] = { "/usr/bin/env",
+			     NULL, /* TESTFS_BIN= */
+			     NULL, /* MATRIX_SCENARIO= */
+			     "MATRIX_TOUCH=/bin/false",
+			     NULL, /* MATRIX_WORK= */
+			     "/bin/sh",
+			     runner,
+			     "scenario",
+			     "vma-boundary",
+			     "preset=small",
+			     NULL };
+	const char *args[] = { "--json", json, "decode", logp, NULL };
+	char e1[PATH_MAX + 16], e2[PATH_MAX + 32], e3[160];
+	const char *m = matrix(), *scen = getenv("TESTFS_SCENARIO");
+	struct jv *v;
+	FILE *f;
+	int i = 0;
+
+	harness_require_fuse();
+	cr_assert_not_null(scen, "TESTFS_SCENARIO not set");
+	snprintf(runner, sizeof(runner), "%.*s/run.sh",
+		 (int)(strrchr(m, '/') - m), m);
+	snprintf(work, sizeof(work), "%s/work", dir);
+	snprintf(e1, sizeof(e1), "TESTFS_BIN=%s", harness_bin());
+	snprintf(e2, sizeof(e2), "MATRIX_SCENARIO=%s", scen);
+	snprintf(e3, sizeof(e3), "MATRIX_WORK=%s", work);
+	sh[1] = e1;
+	sh[2] = e2;
+	sh[4] = e3;
+	cr_assert_eq(harness_run(sh, &out, 110), 0, "%s", out);
+	snprintf(logp, sizeof(logp), "%s/console.log", dir);
+	f = fopen(logp, "w");
+	cr_assert_not_null(f);
+	for (line = strtok_r(out, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		fprintf(f, "[%6d.000] %s\r\n", i, line);
+		if (i++ == 3)
+			fputs("[    3.500] fuse: init (API version 7.41)\r\n",
+			      f);
+	}
+	fclose(f);
+	free(out);
+	snprintf(json, sizeof(json), "%s/out.json", dir);
+	cr_assert_eq(run(args, &out, 30), 0, "%s", out);
+	v = read_json(json);
+	cr_assert_str_eq(jv_str(v, "command.0"), "scenario");
+	cr_assert_str_eq(jv_str(v, "runs.0.status"), "ok");
+	cr_assert_gt(jv_num(v, "runs.0.result.fetched.requests", 0), 0);
+	jv_free(v);
+	free(out);
+}
+
+/*
+ * A KTAP version 1 reader (Documentation/dev-tools/ktap.rst): each level
+ * indented 4 spaces more, opened by "KTAP version 1", its plan "1..N",
+ * results "ok|not ok K name" numbered 1..N, "# ..." diagnostics. Returns
+ * the number of results at the top level, or -1 (the reason in @why).
+ */
+static int ktap_check(const char *text, char *why, size_t len)
+{
+	long plan[8] = { 0 }, seen[8] = { 0 };
+	bool open[8] = { false };
+	const char *l = text;
+	int line = 0;
+
+	while (*l) {
+		size_t n = strcspn(l, "\n"), ind = 0;
+		const char *s;
+		unsigned lvl;
+		long k;
+
+		line++;
+		while (l[ind] == ' ')
+			ind++;
+		s = l + ind;
+		lvl = (unsigned)(ind / 4);
+		if (ind % 4 || lvl >= 8) {
+			snprintf(why, len, "line %d: indentation %zu", line,
+				 ind);
+			return -1;
+		}
+		if (strncmp(s, "KTAP version 1", 14) == 0) {
+			if (lvl && !open[lvl - 1]) {
+				snprintf(why, len, "line %d: subtest outside",
+					 line);
+				return -1;
+			}
+			open[lvl] = true;
+			plan[lvl] = -1;
+			seen[lvl] = 0;
+		} else if (strncmp(s, "1..", 3) == 0) {
+			plan[lvl] = strtol(s + 3, NULL, 10);
+		} else if (strncmp(s, "ok ", 3) == 0 ||
+			   strncmp(s, "not ok ", 7) == 0) {
+			k = strtol(s + (s[0] == 'o' ? 3 : 7), NULL, 10);
+			if (!open[lvl] || k != ++seen[lvl]) {
+				snprintf(why, len,
+					 "line %d: result %ld out of "
+					 "order",
+					 line, k);
+				return -1;
+			}
+			/* The subtest this result closes must be whole. */
+			if (lvl + 1 < 8 && open[lvl + 1]) {
+				if (seen[lvl + 1] != plan[lvl + 1]) {
+					snprintf(why, len,
+						 "line %d: subtest "
+						 "planned %ld, has %ld",
+						 line, plan[lvl + 1],
+						 seen[lvl + 1]);
+					return -1;
+				}
+				open[lvl + 1] = false;
+			}
+		} else if (*s && *s != '#') {
+			snprintf(why, len, "line %d: not KTAP: %.*s", line,
+				 (int)(n - ind), s);
+			return -1;
+		}
+		l += n + (l[n] == '\n');
+	}
+	if (!open[0] || seen[0] != plan[0]) {
+		snprintf(why, len, "top level planned %ld, has %ld", plan[0],
+			 seen[0]);
+		return -1;
+	}
+	return (int)seen[0];
+}
+
+Test(matrix_cli, host_suite_ktap_is_well_formed)
+{
+	char json[128], ktap[128], why[256], *out, *text;
+	const char *args[] = { "--json",   json,   "--ktap", ktap,
+			       "--kernel", "host", "suite",  NULL };
+	struct jv *v;
+
+	harness_require_fuse();
+	if (geteuid() != 0)
+		cr_skip_test("the suite's tracing tests need root");
+	snprintf(json, sizeof(json), "%s/out.json", dir);
+	snprintf(ktap, sizeof(ktap), "%s/out.ktap", dir);
+	/* This worker's map: a suite binary that inherits it would take
+	 * itself for one of our workers. */
+	unsetenv("BXFI_MAP");
+	cr_assert_eq(run(args, &out, 280), 0, "%s", out);
+	text = harness_read_file(ktap, NULL);
+	cr_assert_not_null(text);
+	cr_assert_eq(ktap_check(text, why, sizeof(why)), 1, "%s\n%s", why,
+		     text);
+	/* One nested subtest per binary, one result per test. */
+	cr_assert(strstr(text, "        # Subtest: ra_read_ramp\n"), "%s",
+		  text);
+	cr_assert(strstr(text, "\nok 1 host\n"), "%s", text);
+	v = read_json(json);
+	cr_assert_eq(jv_num(v, "runs.0.result.not_ok", -1), 0);
+	cr_assert_gt(jv_num(v, "runs.0.result.ok", 0), 20);
+	cr_assert_str_eq(jv_str(v, "runs.0.ktap") ? "yes" : "no", "yes");
+	jv_free(v);
+	free(text);
+	free(out);
+}
+
+Test(matrix_cli, ktap_reader_refuses_broken_ktap)
+{
+	char why[256];
+
+	cr_assert_eq(ktap_check("KTAP version 1\n1..2\nok 1 a\nok 2 b\n", why,
+				sizeof(why)),
+		     2, "%s", why);
+	cr_assert_eq(
+		ktap_check("KTAP version 1\n1..2\nok 1 a\n", why, sizeof(why)),
+		-1);
+	cr_assert_eq(ktap_check("KTAP version 1\n1..1\n    KTAP version 1\n"
+				"    1..2\n    ok 1 x\nok 1 a\n",
+				why, sizeof(why)),
+		     -1);
+	cr_assert_eq(
+		ktap_check("KTAP version 1\n1..1\nok 2 a\n", why, sizeof(why)),
+		-1);
+}
+
+/*
+ * mprotect-split decides each boundary from the log's times, not from
+ * major faults (6.1 counts a fault that waited on a read in flight as
+ * major). On this kernel async readahead crosses every boundary (6.18,
+ * measured: no VMA starts with a read of its own), so none may be
+ * "missing", and the current kernels' verdict must match.
+ */
+Test(matrix_cli, host_mprotect_split_boundaries_from_the_log)
+{
+	char json[128], *out;
+	const char *args[] = { "--json",       json,	   "--kernel",
+			       "host",	       "scenario", "mprotect-split",
+			       "preset=small", NULL };
+	struct jv *v;
+	double vmas;
+
+	harness_require_fuse();
+	snprintf(json, sizeof(json), "%s/out.json", dir);
+	cr_assert_eq(run(args, &out, 110), 0, "%s", out);
+	v = read_json(json);
+	vmas = jv_num(v, "runs.0.result.done.vmas", 0);
+	cr_assert_gt(vmas, 1);
+	cr_assert_eq(jv_num(v, "runs.0.result.fetched.boundaries.missing", -1),
+		     0, "%s", out);
+	cr_assert_eq(
+		jv_num(v, "runs.0.result.fetched.boundaries.ready", 0) +
+			jv_num(v, "runs.0.result.fetched.boundaries.in_flight",
+			       0),
+		vmas - 1);
+	cr_assert_str_eq(jv_str(v, "runs.0.result.verdicts.policies.0.verdict"),
+			 "matches", "%s", out);
+	jv_free(v);
+	free(out);
+}
