@@ -178,8 +178,11 @@ patched_files() {
 }
 
 # Give the variant tree exactly the files of the pristine tree plus the
-# series. Files an earlier series changed get a fresh copy with a new mtime
-# so that make rebuilds what depends on them.
+# series. The series are applied to copies of the files they touch in a
+# staging folder first, so a patch that fails leaves the tree as it was; then
+# only the files whose content changes are replaced (with a new mtime, so
+# make rebuilds what depends on them), and files an earlier series touched
+# but this one does not are restored from the pristine tree.
 prepare_tree() {
 	if [ ! -d "$tree" ]; then
 		say "linking a source tree for $name"
@@ -188,23 +191,22 @@ prepare_tree() {
 		rm -f "$tree.tmp/.testfs-unpacked"
 		mv "$tree.tmp" "$tree"
 	fi
-	local f
-	if [ -f "$tree/.testfs-patched-files" ]; then
-		while read -r f; do
-			rm -f "$tree/$f"
-			if [ -e "$pristine/$f" ]; then
-				cp "$pristine/$f" "$tree/$f"
-			fi
-		done <"$tree/.testfs-patched-files"
-	fi
-	# Written before patching, so a half-applied series is undone too
-	patched_files "${series[@]}" >"$tree/.testfs-patched-files"
-	local s p
+	local stage=$tree.stage f s p
+	rm -rf "$stage" && mkdir -p "$stage"
+	patched_files "${series[@]}" >"$stage.new"
+	sort -u "$stage.new" "$tree/.testfs-patched-files" 2>/dev/null \
+		>"$stage.all" || sort -u "$stage.new" >"$stage.all"
+	while read -r f; do
+		if [ -e "$pristine/$f" ]; then
+			mkdir -p "$stage/$(dirname "$f")"
+			cp "$pristine/$f" "$stage/$f"
+		fi
+	done <"$stage.all"
 	: >"$log"
 	for s in "${series[@]}"; do
 		for p in "$here/$s"/*.patch; do
 			echo "== patch $s/$(basename "$p")" >>"$log"
-			if ! patch -d "$tree" -p1 -N --no-backup-if-mismatch \
+			if ! patch -d "$stage" -p1 -N --no-backup-if-mismatch \
 				-r - <"$p" >>"$log" 2>&1; then
 				tail -n 30 "$log" >&2
 				die "patch $s/$(basename "$p") does not apply" \
@@ -212,6 +214,18 @@ prepare_tree() {
 			fi
 		done
 	done
+	while read -r f; do
+		if [ ! -e "$stage/$f" ]; then
+			rm -f "$tree/$f"
+		elif ! cmp -s "$stage/$f" "$tree/$f"; then
+			# rm first: the tree's file may be a link to the pristine one
+			rm -f "$tree/$f"
+			mkdir -p "$tree/$(dirname "$f")"
+			cp "$stage/$f" "$tree/$f"
+		fi
+	done <"$stage.all"
+	mv "$stage.new" "$tree/.testfs-patched-files"
+	rm -rf "$stage" "$stage.all"
 }
 
 configure() {
