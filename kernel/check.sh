@@ -7,7 +7,12 @@
 # offset, size, in order), and what mmap fault readahead fetches around a
 # mapped slice, pages [1024, 2047] of a 16 MiB file, at 128 KiB and 1 MiB.
 #
-#   kernel/check.sh [SPEC|NAME]...    (default: every cached lab kernel)
+#   kernel/check.sh [--scenarios DIR] [SPEC|NAME]...
+#
+# (default: every cached lab kernel). --scenarios DIR also runs
+# testfs-scenario's vma-boundary and mprotect-split (default PARAMs) in each
+# guest, keeps their text reports in DIR/<name>.<scenario>.txt and prints
+# their verdicts.
 #
 # Expected outside the slice, before/after, at ra 128 KiB and 1 MiB:
 #   lab:6.12                        16/48 and 128/384: read-around centred
@@ -39,6 +44,17 @@ command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing"
 [ -x /usr/bin/busybox ] || die "busybox missing (apt-get install busybox-static)"
 [ -d "$host_events" ] || die "no $host_events here to compare fields with"
 
+scen_dir=
+if [ "${1:-}" = --scenarios ]; then
+	[ $# -ge 2 ] || die "--scenarios needs a folder"
+	scen_dir=$2
+	shift 2
+	mkdir -p "$scen_dir" || die "cannot create $scen_dir"
+	scen_dir=$(cd "$scen_dir" && pwd)
+	[ -x "$repo/${BUILDDIR:-build}/scenario/testfs-scenario" ] ||
+		die "testfs-scenario missing: run bash scripts/setup.sh"
+fi
+
 names=()
 for a in "$@"; do
 	n=${a//:/-}
@@ -60,7 +76,18 @@ work=$(mktemp -d /tmp/testfs-kcheck.XXXXXX)
 root=$work/root
 mkdir -p "$root"/{bin,dev,proc,sys,tmp,lib64}
 cp /usr/bin/busybox "$bin/testfs" "$bin/testfs-touch" "$root/bin/"
-for lib in $(for b in testfs testfs-touch; do ldd "$bin/$b"; done |
+bins=("$bin/testfs" "$bin/testfs-touch")
+if [ -n "$scen_dir" ]; then
+	b=$repo/${BUILDDIR:-build}
+	mkdir -p "$root/scenario" "$root/lib"
+	cp "$b/scenario/testfs-scenario" "$root/scenario/"
+	# libtestfs mounts with auto_unmount, which needs fusermount3
+	cp "$(command -v fusermount3)" "$root/bin/"
+	cp -L "$b"/lib/libtestfs.so.0 "$root/lib/"
+	bins+=("$b/scenario/testfs-scenario" "$(command -v fusermount3)")
+	echo scenarios >"$root/scenarios"
+fi
+for lib in $(for b in "${bins[@]}"; do ldd "$b"; done |
 	awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' |
 	sort -u); do
 	mkdir -p "$root$(dirname "$lib")"
@@ -104,6 +131,12 @@ for ra in 128 1024; do
 	umount $m 2>/dev/null
 	sed "s/^/@@daemon$ra /" /tmp/daemon$ra.log
 done
+if [ -f /scenarios ]; then
+	export TESTFS_BIN=/bin/testfs TMPDIR=/tmp HOME=/tmp
+	for s in vma-boundary mprotect-split; do
+		/scenario/testfs-scenario run $s 2>&1 | sed "s/^/@@$s /"
+	done
+fi
 echo "@@done"
 poweroff -f
 INIT
@@ -176,6 +209,16 @@ for n in "${names[@]}"; do
 		grep "^@@touch$ra \(kernel fetched\|  read-around\)" "$out.txt" |
 			head -n 2 | sed "s/^@@touch$ra /    /"
 	done
+	if [ -n "$scen_dir" ]; then
+		for s in vma-boundary mprotect-split; do
+			sed -n "s/^@@$s //p" "$out.txt" >"$scen_dir/$n.$s.txt"
+			echo "  $s ($scen_dir/$n.$s.txt):"
+			grep -E '^(touch time|pages fetched (before|after) the VMA):' \
+				"$scen_dir/$n.$s.txt" | sed 's/^/    /'
+			grep -E '^  - policy:|^      (verdict|observed):' \
+				"$scen_dir/$n.$s.txt" | sed 's/^/  /'
+		done
+	fi
 	[ $ok = 1 ] || failed=1
 done
 exit $failed
