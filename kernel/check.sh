@@ -163,7 +163,7 @@ for n in "${names[@]}"; do
 	out=$work/$n.console
 	ok=1
 	# A TCG guest very rarely oopses early in boot: one retry
-	for try in 1 2; do
+	for _ in 1 2; do
 		timeout 300 qemu-system-x86_64 -nographic -no-reboot -m 1G \
 			-smp 1 -kernel "$k/bzImage" -initrd "$work/initrd.gz" \
 			-append "console=ttyS0 panic=-1 quiet" >"$out" 2>&1 </dev/null ||
