@@ -27,7 +27,11 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 cache=${TESTFS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/testfs}
 source_spec=debian:6.12
-series=(tracepoints)
+# Applied to every lab kernel: the readahead events, and the (inert) hard
+# limit on struct readahead_control, so that every lab kernel has the same
+# pagemap.h and a policy series only changes mm/filemap.c
+base_series=(tracepoints ra-max-index)
+series=("${base_series[@]}")
 jobs=2
 force=0
 
@@ -45,7 +49,7 @@ usage() {
 usage: kernel/build.sh [--source debian:6.12] [--patches SERIES]...
                        [--jobs N] [--force]
 Builds (or finds cached) a lab kernel and prints its SPEC on stdout.
-Series (tracepoints is always applied): $(cd "$here" && ls -d -- */ | tr -d / | tr '\n' ' ')
+Series (${base_series[*]} are always applied): $(cd "$here" && ls -d -- */ | tr -d / | tr '\n' ' ')
 USAGE
 	exit "${1:-2}"
 }
@@ -72,7 +76,7 @@ while [ $# -gt 0 ]; do
 			die "bad series name '$s' (letters, digits, '-')"
 		[ -d "$here/$s" ] && ls "$here/$s"/*.patch >/dev/null 2>&1 ||
 			die "no patch series '$s' in $here"
-		# tracepoints is applied to every lab kernel; keep it once
+		# the base series are applied to every lab kernel; keep them once
 		[[ " ${series[*]} " == *" $s "* ]] || series+=("$s")
 		;;
 	--jobs)
@@ -113,7 +117,7 @@ pkgver=$(dpkg-query -W -f '${Version}' "$pkg" 2>/dev/null || echo unknown)
 
 name=lab-$ver
 spec=lab:$ver
-for s in "${series[@]:1}"; do
+for s in "${series[@]:${#base_series[@]}}"; do
 	name+=+$s
 	spec+=+$s
 done
