@@ -187,9 +187,34 @@ patched_files() {
 # only the files whose content changes are replaced (with a new mtime, so
 # make rebuilds what depends on them), and files an earlier series touched
 # but this one does not are restored from the pristine tree.
+# A built sibling variant (same source and config, not building now) to
+# start a new variant from: with a copy of its objects, and its mtimes on
+# the files both trees patch alike, the new variant's first build compiles
+# only what differs (mm/filemap.c for a policy series) and links.
+seed=
+find_seed() {
+	local d sum
+	sum=$(sha256sum <"$here/guest.config" | cut -d' ' -f1)
+	for d in "$cache/build/lab-$ver" "$cache/build/lab-$ver"+*; do
+		[ -d "$d" ] && [ "$d" != "$tree" ] || continue
+		[ -f "$d/obj/arch/x86/boot/bzImage" ] || continue
+		[ "$(cat "$d/obj/.testfs-config" 2>/dev/null)" = "$sum" ] ||
+			continue
+		# Held until the copy is made: the sibling must not build now
+		exec 7>"$d.lock"
+		if flock -n 7; then
+			seed=$d
+			return 0
+		fi
+		exec 7>&-
+	done
+	return 0
+}
+
 prepare_tree() {
 	if [ ! -d "$tree" ]; then
-		say "linking a source tree for $name"
+		find_seed
+		say "linking a source tree for $name${seed:+ (objects from $(basename "$seed"))}"
 		rm -rf "$tree.tmp"
 		cp -al "$pristine" "$tree.tmp"
 		rm -f "$tree.tmp/.testfs-unpacked"
@@ -225,11 +250,21 @@ prepare_tree() {
 			# rm first: the tree's file may be a link to the pristine one
 			rm -f "$tree/$f"
 			mkdir -p "$tree/$(dirname "$f")"
-			cp "$stage/$f" "$tree/$f"
+			if [ -n "$seed" ] && cmp -s "$stage/$f" "$seed/$f"; then
+				cp -p "$seed/$f" "$tree/$f"
+			else
+				cp "$stage/$f" "$tree/$f"
+			fi
 		fi
 	done <"$stage.all"
 	mv "$stage.new" "$tree/.testfs-patched-files"
 	rm -rf "$stage" "$stage.all"
+	if [ -n "$seed" ]; then
+		if [ ! -d "$obj" ]; then
+			cp -a "$seed/obj" "$obj.tmp" && mv "$obj.tmp" "$obj"
+		fi
+		exec 7>&-
+	fi
 }
 
 configure() {
