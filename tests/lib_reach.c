@@ -299,9 +299,11 @@ Test(reach, attach)
 	held[1] = att;
 	cr_assert(testfs_attached(att));
 	cr_assert_str_eq(testfs_mountpoint(att), mnt);
-	cr_assert_eq(testfs_pid(att), -1);
+	/* The config names the daemon: the one this process started. */
+	cr_assert_eq(testfs_pid(att), testfs_pid(fs));
 	cr_assert_eq(testfs_settings(att, &set), 0);
 	cr_assert_eq(set.files, 2);
+	cr_assert_eq(set.pid, testfs_pid(fs));
 
 	/* Both handles reach the same daemon and log. */
 	cr_assert_eq(testfs_clear(att), 0);
