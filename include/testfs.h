@@ -56,7 +56,7 @@ struct testfs_mount;
 struct testfs_config {
 	/**
 	 * Files to serve, "NAME:SIZE[:PATTERN]" as for --file, ending with
-	 * NULL. NULL serves the daemon's default set (see the README).
+	 * NULL. NULL serves the daemon's default set (testfs(8), --file).
 	 */
 	const char *const *files;
 	/** read_ahead_kb of the mount; 0 keeps the kernel's (128). */
