@@ -62,7 +62,7 @@ ls -laR "$mnt" >/dev/null
 # being served (under valgrind a signal that arrives then was handled just
 # before the next read of /dev/fuse, which then waited for a request that
 # never came). A client keeps the daemon busy until the signal is sent.
-( while :; do echo "mark busy" > "$mnt/.testfs/ctl" 2>/dev/null || exit 0; done ) &
+( while :; do { echo "mark busy" > "$mnt/.testfs/ctl"; } 2>/dev/null || exit 0; done ) &
 busy=$!
 sleep 0.3
 kill -TERM "$pid"
