@@ -308,7 +308,7 @@ int harness_ctl(struct tfs_mount *m, const char *cmd)
 	int fd, err = 0;
 	ssize_t n;
 
-	fd = open(harness_path(m, ".testfs/ctl"), O_WRONLY | O_CLOEXEC);
+	fd = open(harness_path(m, CONTROL_PATH_CTL), O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	n = write(fd, cmd, strlen(cmd));
@@ -383,7 +383,7 @@ void harness_log(struct tfs_mount *m, struct tfs_log *log)
 	size_t len;
 	char *buf;
 
-	buf = harness_read_file(harness_path(m, ".testfs/log.bin"), &len);
+	buf = harness_read_file(harness_path(m, CONTROL_PATH_LOG_BIN), &len);
 	cr_assert_geq(len, sizeof(hdr), "log.bin shorter than its header");
 	memcpy(&hdr, buf, sizeof(hdr));
 	cr_assert_eq(memcmp(hdr.magic, "TFSLOG1\n", 8), 0, "bad log.bin magic");

@@ -11,8 +11,8 @@
  *    no mount behind;
  *  - each test binary checks at the end that no mount of its own is left.
  *
- * It talks to the daemon by hand (writes .testfs/ctl, parses log.bin with
- * protocol/log_record.h) instead of through libtestfs on purpose: these
+ * It talks to the daemon by hand (writes ctl, parses log.bin; the names and
+ * layout from protocol/) instead of through libtestfs on purpose: these
  * tests check the daemon's side of that protocol, below the library, so
  * a bug in libtestfs can neither hide nor fake a daemon failure here. The
  * library's own tests (lib_*.c) sit on top and use only testfs.h.
@@ -25,6 +25,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "control_dir.h"
 #include "log_record.h"
 
 #define HARNESS_PREFIX "testfs-test."
