@@ -94,7 +94,7 @@ done
 export TESTFS_BIN
 TESTFS_BIN=$(command -v testfs)
 
-work=$(mktemp -d /tmp/testfs-test.tutorial.XXXXXX)
+work=$(mktemp -d "${TMPDIR:-/tmp}/testfs-test.tutorial.XXXXXX")
 mnt=$work/mnt
 # shellcheck disable=SC2317 # called from the EXIT trap
 cleanup() {
