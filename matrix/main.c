@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "parse.h"
+#include "lab.h"
 #include "matrix.h"
 
 #define MAX_KERNELS 16
@@ -25,6 +26,9 @@ static void usage(FILE *f)
 	      "                     [--html FILE] [--timeout S] COMMAND "
 	      "[ARGS...]\n"
 	      "       testfs-matrix kernels\n"
+	      "       testfs-matrix build [--source debian:6.12] "
+	      "[--patches SERIES]... [--jobs N]\n"
+	      "                          [--force]\n"
 	      "       testfs-matrix [--kernel SPEC] image FILE COMMAND "
 	      "[ARGS...]\n"
 	      "       testfs-matrix [--json FILE] [--ktap FILE] decode LOG...\n"
@@ -41,6 +45,10 @@ static void usage(FILE *f)
 	      "      kernel in the cache (lab:6.12 -> kernels/lab-6.12), or a "
 	      "path to a\n"
 	      "      bzImage (config and modules/ beside it are optional).\n"
+	      "      A lab SPEC (lab:6.12, lab:6.12+vma-limit, "
+	      "lab:6.12+vma-limit-conditional)\n"
+	      "      not built yet makes a skipped run that says how to build "
+	      "it.\n"
 	      "      Default: host, debian:6.1, debian:6.12.\n"
 	      "COMMAND:\n"
 	      "  scenario NAME [PARAM=VALUE...]  testfs-scenario run NAME "
@@ -51,6 +59,9 @@ static void usage(FILE *f)
 	      "(tests/ra_*)\n"
 	      "  kernels                          the cached kernels and what "
 	      "they support\n"
+	      "  build [--patches SERIES]...      build a lab kernel with "
+	      "kernel/build.sh\n"
+	      "                                   and print its SPEC\n"
 	      "  image FILE COMMAND [ARGS...]     write the guest initramfs "
 	      "for COMMAND\n"
 	      "                                   (fuse.ko of the one --kernel "
@@ -128,8 +139,9 @@ int check_command(int argc, char **argv)
 		}
 		return 0;
 	}
-	return bad("unknown command '%s' (scenario, touch, suite, kernels)",
-		   argv[0]);
+	return bad(
+		"unknown command '%s' (scenario, touch, suite, kernels, build)",
+		argv[0]);
 }
 
 /* Runs `testfs-scenario help NAME` so a wrong name stops at once. */
@@ -283,6 +295,8 @@ int main(int argc, char **argv)
 			   m.argv[0]);
 	if (strcmp(m.argv[0], "kernels") == 0)
 		return kernels_list();
+	if (strcmp(m.argv[0], "build") == 0)
+		return cmd_build(m.argc, m.argv);
 	if (strcmp(m.argv[0], "image") == 0)
 		return cmd_image(&m, specs, nspec);
 	if (strcmp(m.argv[0], "decode") == 0)
