@@ -478,6 +478,59 @@ Test(decode, needs_device_and_unique_kinds)
 		     -EEXIST);
 }
 
+/*
+ * A format whose fields lie past the record: the decoder must look at no
+ * byte outside it. The record is allocated at its exact length so that
+ * ASan sees any read past it.
+ */
+static const char fmt_type_far[] =
+	"name: mm_filemap_fault\n"
+	"ID: 597\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:50;\tsize:2;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\tfield:unsigned long i_ino;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:dev_t s_dev;\toffset:16;\tsize:4;\tsigned:0;\n";
+
+Test(decode, fields_past_the_record)
+{
+	struct trace_decoder d = { 0 };
+	struct trace_event ev;
+	uint8_t *rec = calloc(1, 8);
+	uint8_t *big = calloc(1, 52);
+
+	cr_assert(rec && big);
+	decoder_with(&d, TRACE_FAULT, fmt_type_far);
+	cr_assert_eq(d.layout[0].min_len, 52);
+	cr_assert_eq(trace_decode(&d, rec, 8, &ev), -EINVAL);
+	cr_assert_eq(trace_decode(&d, big, 51, &ev), -EINVAL);
+	/* At its full length the same layout decodes. */
+	put(big, 50, 597, 2);
+	put(big, 8, 31, 8);
+	cr_assert_eq(trace_decode(&d, big, 52, &ev), 0);
+	cr_assert_eq(ev.ino, 31);
+	free(rec);
+	free(big);
+}
+
+/*
+ * The event ID is read before the event is known, so every event must keep
+ * common_type at the same place; one that does not is refused when added.
+ */
+Test(decode, common_type_moves)
+{
+	struct trace_decoder d = { 0 };
+	struct trace_format f;
+	char why[128] = "";
+
+	decoder_with(&d, TRACE_SYNC_RA, fmt_sync_ra);
+	parse(fmt_type_far, &f);
+	cr_assert_eq(trace_decoder_add(&d, TRACE_FAULT, &f, why, sizeof(why)),
+		     -EINVAL);
+	cr_assert(strstr(why, "common_type"), "%s", why);
+	cr_assert_eq(d.n, 1);
+}
+
 Test(decode, kind_names)
 {
 	unsigned k;

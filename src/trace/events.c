@@ -266,11 +266,17 @@ int trace_decoder_add(struct trace_decoder *d, unsigned kind,
 			return -EINVAL;
 		}
 	}
-	if (d->n && d->type_size != l.slot[TRACE_SLOT_TYPE].size) {
-		snprintf(why, whylen, "%s: common_type of size %u", fmt->name,
-			 l.slot[TRACE_SLOT_TYPE].size);
+	if (d->n && (d->type_size != l.slot[TRACE_SLOT_TYPE].size ||
+		     d->type_offset != l.slot[TRACE_SLOT_TYPE].offset)) {
+		snprintf(why, whylen,
+			 "%s: common_type of size %u at offset %u, "
+			 "others have size %u at %u",
+			 fmt->name, l.slot[TRACE_SLOT_TYPE].size,
+			 l.slot[TRACE_SLOT_TYPE].offset, d->type_size,
+			 d->type_offset);
 		return -EINVAL;
 	}
+	d->type_offset = l.slot[TRACE_SLOT_TYPE].offset;
 	d->type_size = l.slot[TRACE_SLOT_TYPE].size;
 	d->layout[d->n++] = l;
 	return 0;
@@ -316,10 +322,10 @@ int trace_decode(const struct trace_decoder *d, const void *data, size_t len,
 	uint64_t type;
 	unsigned i, s;
 
-	if (!d->n || len < d->type_size)
+	/* A format may put common_type anywhere: check before reading it. */
+	if (!d->n || len < (size_t)d->type_offset + d->type_size)
 		return -EINVAL;
-	type = get_u(p + d->layout[0].slot[TRACE_SLOT_TYPE].offset,
-		     d->type_size, false);
+	type = get_u(p + d->type_offset, d->type_size, false);
 	for (i = 0; i < d->n; i++) {
 		if (d->layout[i].id == type) {
 			l = &d->layout[i];
@@ -328,6 +334,7 @@ int trace_decode(const struct trace_decoder *d, const void *data, size_t len,
 	}
 	if (!l)
 		return -ENOENT;
+	/* min_len is the end of the farthest field: all of them are inside. */
 	if (len < l->min_len)
 		return -EINVAL;
 	ev->kind = l->kind;
