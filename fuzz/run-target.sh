@@ -22,11 +22,6 @@ export TMPDIR="$work/tmp"
 artifacts="$(dirname "$exe")/artifacts"
 mkdir -p "$artifacts"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
-# -malloc_limit_mb above the default asks for failed allocations to
-# return NULL (the code under test then reports ENOMEM).
-case " $* " in
-*" -malloc_limit_mb="*) ASAN_OPTIONS+=:allocator_may_return_null=1 ;;
-esac
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 "$exe" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
 	-print_final_stats=1 -artifact_prefix="$artifacts/$name-" "$@" \
