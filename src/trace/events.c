@@ -491,7 +491,7 @@ int trace_page_layout_parse(const char *header_page, const char *header_event,
 			    size_t whylen)
 {
 	struct trace_field f[8];
-	unsigned n, i, v[6];
+	unsigned n, i, v[6], type_max;
 	bool ts = false, commit = false, data = false;
 	static const struct {
 		const char *key;
@@ -543,11 +543,30 @@ int trace_page_layout_parse(const char *header_page, const char *header_event,
 	l->type_time_stamp = (uint8_t)v[4];
 	l->type_data_max = (uint8_t)v[5];
 	if (l->type_len_bits + l->time_delta_bits != 32 ||
-	    l->type_len_bits == 0 || l->type_len_bits > 8 ||
-	    l->type_data_max >= l->type_padding) {
+	    l->type_len_bits == 0 || l->type_len_bits > 8) {
 		snprintf(why, whylen,
 			 "header_event: unexpected layout (%u+%u bits)",
 			 l->type_len_bits, l->time_delta_bits);
+		return -EINVAL;
+	}
+	/*
+	 * A type_len is a data length (1 .. data max) or one of the three
+	 * special kinds; a value that meant two things would hand a time
+	 * stamp out as a record.
+	 */
+	type_max = (1u << l->type_len_bits) - 1;
+	for (i = 2; i < 5; i++) {
+		if (v[i] <= v[5] || v[i] > type_max ||
+		    v[i] == v[i == 4 ? 2 : i + 1]) {
+			snprintf(why, whylen,
+				 "header_event: %s type %u overlaps data "
+				 "(1..%u), another kind or exceeds %u",
+				 keys[i].key, v[i], v[5], type_max);
+			return -EINVAL;
+		}
+	}
+	if (v[5] == 0) {
+		snprintf(why, whylen, "header_event: data max type_len 0");
 		return -EINVAL;
 	}
 	return 0;
@@ -592,8 +611,9 @@ int trace_page_parse(const struct trace_page_layout *l, const void *page,
 		info->missed = get_u(data + commit, l->commit_size, false);
 
 	while (off < commit) {
-		struct trace_record rec;
+		struct trace_record rec = { 0 };
 		uint32_t w, type, delta, array0 = 0;
+		bool is_data = false;
 		size_t total;
 
 		if (commit - off < 4)
@@ -606,7 +626,9 @@ int trace_page_parse(const struct trace_page_layout *l, const void *page,
 		type = w >> l->time_delta_bits;
 		delta = w & ((1u << l->time_delta_bits) - 1);
 #endif
-		if (type > l->type_data_max || type == 0) {
+		if (type == 0 || type > l->type_data_max ||
+		    type == l->type_padding || type == l->type_time_extend ||
+		    type == l->type_time_stamp) {
 			if (type == l->type_padding && delta == 0)
 				break; /* the rest of the page is empty */
 			if (commit - off < 8)
@@ -642,17 +664,19 @@ int trace_page_parse(const struct trace_page_layout *l, const void *page,
 			ts += delta;
 			rec.data = data + off + 8;
 			rec.len = array0 - 4;
+			is_data = true;
 		} else if (type <= l->type_data_max) {
 			total = 4 + (size_t)type * 4;
 			ts += delta;
 			rec.data = data + off + 4;
 			rec.len = type * 4;
+			is_data = true;
 		} else {
 			return -EINVAL;
 		}
 		if (total > commit - off)
 			return -EINVAL;
-		if (type == 0 || type <= l->type_data_max) {
+		if (is_data) {
 			rec.ts = ts;
 			info->records++;
 			ret = fn(&rec, arg);
