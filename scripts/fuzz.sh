@@ -72,8 +72,9 @@ run_one() {
 }
 export -f run_one
 
-status=0
-printf '%s\n' "${targets[@]}" |
-	nice -n 10 xargs -P "${FUZZ_JOBS:-1}" -I{} bash -c 'run_one "$@"' _ {} ||
-	status=$?
-exit $status
+# xargs exits 123 when a target failed: say 1, as the fuzz suite would.
+if ! printf '%s\n' "${targets[@]}" |
+	nice -n 10 xargs -P "${FUZZ_JOBS:-1}" -I{} bash -c 'run_one "$@"' _ {}; then
+	echo "fuzz.sh: a target crashed; its input is in $builddir/fuzz/artifacts/" >&2
+	exit 1
+fi
