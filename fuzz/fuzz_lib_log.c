@@ -31,7 +31,7 @@
 static char dir[PATH_MAX];
 static char config_path[PATH_MAX + 32];
 static char log_path[PATH_MAX + 32];
-static struct testfs fake_fs;
+static struct testfs_mount fake_fs;
 
 static void cleanup(void)
 {
