@@ -20,6 +20,7 @@
 #include "../log/log_json.h"
 #include "../slow/delay_queue.h"
 #include "../slow/rules.h"
+#include "../store/backing.h"
 
 #ifndef TESTFS_VERSION
 #define TESTFS_VERSION "unknown"
@@ -187,6 +188,42 @@ static void render_trace_stats(struct testfs *t, struct strbuf *sb)
 		     sb);
 }
 
+/*
+ * "backing":null, or {"dir":..,"io":"io_uring","registered_buffers":B,
+ * "files":N,"direct":N,"buffered":N,"uring_reads":N,"sync_reads":N,
+ * "direct_fallbacks":N}: how the backing files are read.
+ */
+static void render_backing_config(struct testfs *t, struct strbuf *sb)
+{
+	struct backing_counters c;
+	uint64_t files = 0, direct = 0;
+	size_t i;
+
+	if (!t->opts->backing) {
+		strbuf_adds(sb, "null");
+		return;
+	}
+	for (i = 0; i < t->files.count; i++) {
+		struct node *n = &t->files.nodes[i];
+
+		if (n->kind == NODE_FILE && n->backing_fd >= 0) {
+			files++;
+			direct += atomic_load(&n->direct);
+		}
+	}
+	backing_counters(&c);
+	strbuf_adds(sb, "{\"dir\":");
+	json_add_cstring(sb, t->opts->backing);
+	strbuf_addf(
+		sb,
+		",\"io\":\"io_uring\",\"registered_buffers\":%s,"
+		"\"files\":%" PRIu64 ",\"direct\":%" PRIu64
+		",\"buffered\":%" PRIu64 ",\"uring_reads\":%" PRIu64
+		",\"sync_reads\":%" PRIu64 ",\"direct_fallbacks\":%" PRIu64 "}",
+		c.registered ? "true" : "false", files, direct, files - direct,
+		c.uring_reads, c.sync_reads, c.direct_fallbacks);
+}
+
 static void render_config(struct testfs *t, struct strbuf *sb)
 {
 	const struct options *o = t->opts;
@@ -226,6 +263,8 @@ static void render_config(struct testfs *t, struct strbuf *sb)
 	rules_format_json(t->rules, sb);
 	strbuf_adds(sb, ",\"trace\":");
 	render_trace_config(t, sb);
+	strbuf_adds(sb, ",\"backing\":");
+	render_backing_config(t, sb);
 	strbuf_adds(sb, ",\"note\":");
 	json_add_cstring(sb, t->knobs.note);
 	strbuf_addf(sb, ",\"default_files\":%s,\"files\":[",
@@ -239,10 +278,15 @@ static void render_config(struct testfs *t, struct strbuf *sb)
 		strbuf_adds(sb, first ? "{\"name\":" : ",{\"name\":");
 		first = false;
 		json_add_cstring(sb, n->path);
-		strbuf_addf(sb,
-			    ",\"ino\":%" PRIu64 ",\"size\":%" PRIu64
-			    ",\"pattern\":\"%s\"}",
-			    n->ino, n->size, pattern);
+		strbuf_addf(sb, ",\"ino\":%" PRIu64 ",\"size\":%" PRIu64,
+			    n->ino, n->size);
+		/* A backing file has no pattern: say how it is read. */
+		if (n->backing_fd >= 0)
+			strbuf_addf(sb, ",\"backing\":\"%s\"}",
+				    atomic_load(&n->direct) ? "direct"
+							    : "buffered");
+		else
+			strbuf_addf(sb, ",\"pattern\":\"%s\"}", pattern);
 	}
 	strbuf_adds(sb, "]}\n");
 }

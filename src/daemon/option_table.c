@@ -26,6 +26,12 @@ static const struct opt_desc opt_table[] = {
 	  "\n                 rest derives from (name, offset)"
 	  "\n  zero           all zero bytes"
 	  "\n  random[:SEED]  bytes derived from (SEED, offset)" },
+	{ "backing", 0, OPT_BACKING, true, true, SEC_FILES, "DIR",
+	  "also serve the regular files under DIR read-only, with their "
+	  "names, sizes (fixed at start) and contents, read with io_uring "
+	  "(O_DIRECT where the file system takes it). Subdirectories are "
+	  "served; symbolic links, FIFOs, sockets and devices are skipped "
+	  "with a warning. Given once; combines with --file" },
 	{ "config", 0, OPT_CONFIG, true, false, SEC_FILES, "PATH",
 	  "read options from PATH: one 'key value' per line (keys: %k; '#' "
 	  "starts a comment). A regular text file of at most 1 MiB, lines of "

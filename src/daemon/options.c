@@ -36,6 +36,7 @@ void options_free(struct options *o)
 	free(o->name_index);
 	free(o->mountpoint);
 	free(o->log_path);
+	free(o->backing);
 	free(o->tracefs);
 	rules_free(o->rules);
 	options_init(o);
@@ -228,6 +229,13 @@ int options_apply(struct options *o, const struct opt_desc *d, const char *val,
 	switch (d->id) {
 	case OPT_FILE:
 		return add_file_spec(o, what, val, err, errlen);
+	case OPT_BACKING:
+		if (o->backing)
+			return options_fail(
+				err, errlen,
+				"%s '%s': only one backing directory (already '%s')",
+				what, val, o->backing);
+		return set_string(&o->backing, what, val, err, errlen);
 	case OPT_CONFIG:
 		return options_load_config(o, val, err, errlen);
 	case OPT_RA_KB:
@@ -336,7 +344,7 @@ static int finish(struct options *o, char *err, size_t errlen)
 					? ""
 					: ", the kernel default");
 	}
-	if (o->nfiles == 0) {
+	if (o->nfiles == 0 && !o->backing) {
 		o->default_files = true;
 		for (i = 0; options_default_files[i]; i++) {
 			ret = add_file_spec(o, "default file",

@@ -18,6 +18,7 @@
 
 enum opt_id {
 	OPT_FILE,
+	OPT_BACKING,
 	OPT_CONFIG,
 	OPT_RA_KB,
 	OPT_MAX_PAGES,

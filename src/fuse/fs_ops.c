@@ -21,6 +21,7 @@
 #include "../ctl/control.h"
 #include "../slow/delay_queue.h"
 #include "../slow/rules.h"
+#include "../store/backing.h"
 
 /* Data files and directories never change while mounted. */
 #define STABLE_TIMEOUT 86400.0
@@ -218,22 +219,34 @@ static char *read_buffer(void)
 }
 
 /*
- * The reply's data: up to @size bytes of @n at @off, generated into @buf
- * (the pattern is computed, so there is no stored copy to splice from);
- * returns how many, 0 past the end.
+ * The reply's data: up to @size bytes of @n at @off, 0 past the end. A
+ * synthetic file's pattern is generated into @buf; a backing file is read
+ * into the thread's registered buffer, *data pointing there (copied to
+ * @buf only when the reply must outlive the next read: @copy). Returns the
+ * byte count or a negative errno.
  */
-static uint64_t fill_data(const struct node *n, uint64_t off, size_t size,
-			  char *buf)
+static int64_t fill_data(struct node *n, uint64_t off, size_t size, char *buf,
+			 bool copy, const char **data)
 {
 	uint64_t len = 0;
+	int64_t got;
 
+	*data = buf;
+	if (n->backing_fd >= 0) {
+		got = backing_read(n, off, size, data);
+		if (got > 0 && copy) {
+			memcpy(buf, *data, (size_t)got);
+			*data = buf;
+		}
+		return got;
+	}
 	if (off < n->size) {
 		len = n->size - off;
 		if (len > size)
 			len = size;
 		pattern_generate(&n->source, off, buf, len);
 	}
-	return len;
+	return (int64_t)len;
 }
 
 /*
@@ -251,6 +264,8 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	struct rule_verdict v = { 0, 0, -1, -1 };
 	struct delayed_reply dr;
 	struct log_record *rec;
+	const char *data = NULL;
+	int64_t got = 0;
 	char *buf;
 
 	if (!n || n->kind == NODE_DIR)
@@ -266,7 +281,13 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	if (!buf)
 		return (void)fuse_reply_err(req, ENOMEM);
 	if (!v.err)
-		len = fill_data(n, (uint64_t)off, size, buf);
+		got = fill_data(n, (uint64_t)off, size, buf, v.delay_ns != 0,
+				&data);
+	/* A backing file that cannot be read answers with its error. */
+	if (got < 0)
+		v.err = (int)-got;
+	else
+		len = (uint64_t)got;
 	if ((uint64_t)off + size > n->size)
 		atomic_fetch_add_explicit(&t->stats.reads_past_eof, 1,
 					  memory_order_relaxed);
@@ -305,7 +326,7 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	if (v.err)
 		fuse_reply_err(req, v.err);
 	else
-		fuse_reply_buf(req, buf, len);
+		fuse_reply_buf(req, data, len);
 	if (v.delay_ns)
 		delay_queue_put_buffer(t->delays, buf);
 }
