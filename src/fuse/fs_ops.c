@@ -46,7 +46,7 @@ static void fs_fill_attr(struct testfs *t, const struct node *n,
 		st->st_nlink = 2;
 		break;
 	case NODE_FILE:
-		st->st_mode = S_IFREG | 0444;
+		st->st_mode = S_IFREG | (n->backing_fd >= 0 ? n->mode : 0444);
 		st->st_nlink = 1;
 		st->st_size = (off_t)n->size;
 		st->st_blocks = (blkcnt_t)((n->size + 511) / 512);

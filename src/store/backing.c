@@ -196,8 +196,9 @@ static int add_entry(struct scan_ctx *c, int dirfd, const char *name,
 						   : strerror(-fd));
 			return 0;
 		}
-		err = fileset_add_backing(c->fs, path, (uint64_t)st.st_size, fd,
-					  direct, &why);
+		err = fileset_add_backing(c->fs, path, (uint64_t)st.st_size,
+					  (uint16_t)st.st_mode, fd, direct,
+					  &why);
 		if (!err) {
 			c->r->files++;
 			c->r->direct += direct;

@@ -257,7 +257,7 @@ static int make_dirs(struct fileset *fs, const char *path, size_t dirs_len,
 static struct node *add_leaf(struct fileset *fs, const char *path,
 			     enum node_kind kind, const char **why, int *err)
 {
-	const char *slash = strrchr(path, '/');
+	const char *slash;
 	uint64_t parent;
 	struct node *n;
 	char *copy;
@@ -265,6 +265,7 @@ static struct node *add_leaf(struct fileset *fs, const char *path,
 	*err = fileset_check_path(path, why);
 	if (*err)
 		return NULL;
+	slash = strrchr(path, '/');
 	*err = slash ? make_dirs(fs, path, (size_t)(slash - path), &parent, why)
 		     : (parent = 1, 0);
 	if (*err)
@@ -305,7 +306,7 @@ int fileset_add_file(struct fileset *fs, const char *path, uint64_t size,
 }
 
 int fileset_add_backing(struct fileset *fs, const char *path, uint64_t size,
-			int fd, bool direct, const char **why)
+			uint16_t mode, int fd, bool direct, const char **why)
 {
 	static const struct testfs_pattern none = { TESTFS_PATTERN_ZERO, 0 };
 	struct node *n;
@@ -319,6 +320,7 @@ int fileset_add_backing(struct fileset *fs, const char *path, uint64_t size,
 	n->size = size;
 	n->pattern = none;
 	n->backing_fd = fd;
+	n->mode = mode & 0555;
 	atomic_store(&n->direct, direct);
 	fs->nfiles++;
 	return 0;

@@ -64,6 +64,8 @@ struct node {
 	 */
 	int backing_fd;
 	atomic_bool direct;
+	/* A backing file's permission bits, less every write bit. */
+	uint16_t mode;
 };
 
 struct fileset {
@@ -99,11 +101,12 @@ int fileset_add_file(struct fileset *fs, const char *path, uint64_t size,
 
 /*
  * Adds a file served from @fd (--backing), which the set now owns (closed
- * by fileset_destroy(), also on error); @size is fixed from here on.
+ * by fileset_destroy(), also on error); @size is fixed from here on, and
+ * @mode's read and execute bits are served (a program runs from there).
  * Returns as fileset_add_file().
  */
 int fileset_add_backing(struct fileset *fs, const char *path, uint64_t size,
-			int fd, bool direct, const char **why);
+			uint16_t mode, int fd, bool direct, const char **why);
 
 /*
  * Adds directory @path and its parents (an empty directory of --backing
