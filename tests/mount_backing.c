@@ -434,8 +434,3 @@ Test(backing_input, special_files_warned)
 	free(out);
 	remove_tree();
 }
-
-Test(backing_input, no_leftover_mounts)
-{
-	harness_assert_no_leftover_mounts();
-}

@@ -823,23 +823,12 @@ Test(config, load_directly)
 
 /* The config-file keys testfs(8) documents. */
 static const char *const documented_keys[] = {
-	"file",
-	"backing",
-	"ra-kb",
-	"max-pages",
-	"max-background",
-	"congestion-threshold",
-	"log",
-	"log-capacity",
-	"latency",
-	"rule",
-	"error",
-	"quiet",
-	"no-auto-unmount",
-	"trace",
-	"no-trace",
-	"trace-reads",
-	"tracefs",
+	"file",	     "backing",		"ra-kb",
+	"max-pages", "max-background",	"congestion-threshold",
+	"log",	     "log-capacity",	"latency",
+	"rule",	     "error",		"pause",
+	"quiet",     "no-auto-unmount", "trace",
+	"no-trace",  "trace-reads",	"tracefs",
 };
 
 #define N_DOCUMENTED (sizeof(documented_keys) / sizeof(documented_keys[0]))

@@ -311,7 +311,7 @@ static void render_stats(struct testfs *t, struct strbuf *sb)
 		    ",\"marks\":%" PRIu64 ",\"clears\":%" PRIu64
 		    ",\"drop_caches\":%" PRIu64 ",\"ctl_commands\":%" PRIu64
 		    ",\"ctl_rejected\":%" PRIu64 ",\"uptime_ns\":%" PRIu64
-		    ",\"delayed_now\":%zu,\"slow\":",
+		    ",\"delayed_now\":%zu,\"held\":",
 		    ld(&s->reads), ld(&s->read_bytes), ld(&s->reads_past_eof),
 		    rules_errors_injected(t->rules), head, head - clear,
 		    log_ring_lost_since_clear(&t->log),
@@ -320,6 +320,8 @@ static void render_stats(struct testfs *t, struct strbuf *sb)
 		    ld(&s->ctl_commands), ld(&s->ctl_rejected),
 		    clock_now_ns() - t->started_ns,
 		    t->delays ? delay_queue_pending(t->delays) : (size_t)0);
+	delay_queue_format_held(t->delays, sb, usage_name, t);
+	strbuf_adds(sb, ",\"slow\":");
 	rules_format_json(t->rules, sb);
 	strbuf_adds(sb, ",");
 	render_trace_stats(t, sb);

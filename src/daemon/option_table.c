@@ -67,6 +67,12 @@ static const struct opt_desc opt_table[] = {
 	  "'file=NAME,pages=A-B,errno=EIO[,times=N|prob=P][,seed=N]'",
 	  "answer reads touching the range with that errno (EIO, ENODATA, ... "
 	  "or a number); repeatable" },
+	{ "pause", 0, OPT_PAUSE, true, true, SEC_SLOW,
+	  "'file=NAME,pages=A-B[,for=DURATION]'",
+	  "hold reads touching the range unanswered until the ctl command "
+	  "'resume' (or for DURATION after each arrives; at most 1h); "
+	  "repeatable. Held reads are listed in .testfs/stats; unmounting "
+	  "answers them" },
 	{ "log", 0, OPT_LOG, true, true, SEC_LOG, "PATH",
 	  "also write every record to PATH as JSON Lines (flushed when "
 	  "clear/mark is acknowledged and at unmount). A new file is created "

@@ -167,7 +167,7 @@ out_free:
 	return ret;
 }
 
-/* --latency MODEL, --rule SPEC, --error SPEC: checked now, kept parsed. */
+/* --latency, --rule, --error, --pause: checked now, kept parsed. */
 static int add_slow(struct options *o, enum opt_id id, const char *what,
 		    const char *val, char *err, size_t errlen)
 {
@@ -180,6 +180,8 @@ static int add_slow(struct options *o, enum opt_id id, const char *what,
 		ret = rules_set_default(o->rules, val, why, sizeof(why));
 	else if (id == OPT_RULE)
 		ret = rules_add_latency(o->rules, val, why, sizeof(why));
+	else if (id == OPT_PAUSE)
+		ret = rules_add_pause(o->rules, val, why, sizeof(why));
 	else
 		ret = rules_add_error(o->rules, val, why, sizeof(why));
 	if (ret)
@@ -261,6 +263,7 @@ int options_apply(struct options *o, const struct opt_desc *d, const char *val,
 	case OPT_LATENCY:
 	case OPT_RULE:
 	case OPT_ERROR:
+	case OPT_PAUSE:
 		return add_slow(o, d->id, what, val, err, errlen);
 	case OPT_FOREGROUND:
 		o->foreground = true;

@@ -261,10 +261,11 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	struct testfs *t = fs_of(req);
 	uint64_t arrived = clock_now_ns(), pos, len = 0;
 	struct node *n = fileset_get(&t->files, ino);
-	struct rule_verdict v = { 0, 0, -1, -1 };
+	struct rule_verdict v = { 0, 0, -1, -1, false, 0 };
 	struct delayed_reply dr;
 	struct log_record *rec;
 	const char *data = NULL;
+	bool queued;
 	int64_t got = 0;
 	char *buf;
 
@@ -277,12 +278,13 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	if (atomic_load_explicit(&t->slow_active, memory_order_relaxed))
 		rules_decide(t->rules, n->path, (uint64_t)off, size, arrived,
 			     &v);
-	buf = v.delay_ns ? delay_queue_buffer(t->delays) : read_buffer();
+	/* A held or delayed reply outlives this call: a buffer of its own. */
+	queued = v.delay_ns || v.hold;
+	buf = queued ? delay_queue_buffer(t->delays) : read_buffer();
 	if (!buf)
 		return (void)fuse_reply_err(req, ENOMEM);
 	if (!v.err)
-		got = fill_data(n, (uint64_t)off, size, buf, v.delay_ns != 0,
-				&data);
+		got = fill_data(n, (uint64_t)off, size, buf, queued, &data);
 	/* A backing file that cannot be read answers with its error. */
 	if (got < 0)
 		v.err = (int)-got;
@@ -311,10 +313,22 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	atomic_fetch_add_explicit(&t->stats.reads, 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&t->stats.read_bytes, len,
 				  memory_order_relaxed);
-	if (v.delay_ns) {
+	if (queued) {
+		/* A held read's record says how long it was held (done_ns),
+		 * not a model's delay. */
+		if (v.hold)
+			rec->read.delay_ns = 0;
 		dr = (struct delayed_reply){
-			req,	 buf, len, v.err, arrived + v.delay_ns,
-			&t->log, pos, rec
+			req,
+			buf,
+			len,
+			v.err,
+			v.hold ? (v.hold_ns ? arrived + v.hold_ns : UINT64_MAX)
+			       : arrived + v.delay_ns,
+			&t->log,
+			pos,
+			rec,
+			v.hold,
 		};
 		if (delay_queue_push(t->delays, &dr) == 0)
 			return;
@@ -327,7 +341,7 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		fuse_reply_err(req, v.err);
 	else
 		fuse_reply_buf(req, data, len);
-	if (v.delay_ns)
+	if (queued)
 		delay_queue_put_buffer(t->delays, buf);
 }
 
