@@ -302,7 +302,7 @@ int testfs_log_snapshot(struct testfs_mount *fs, struct testfs_log **out)
 	err = lib_read_config(fs, &names, &trace, NULL);
 	if (err)
 		return err;
-	fd = lib_open_control(fs, CONTROL_LOG_BIN);
+	fd = lib_open_control(fs, CONTROL_PATH_LOG_BIN);
 	if (fd < 0) {
 		err = fd;
 		goto free_names;

@@ -22,7 +22,8 @@ static void usage(FILE *f)
 {
 	fputs("Usage: testfs-matrix [--kernel SPEC]... [--json FILE] "
 	      "[--ktap FILE]\n"
-	      "                     [--timeout S] COMMAND [ARGS...]\n"
+	      "                     [--html FILE] [--timeout S] COMMAND "
+	      "[ARGS...]\n"
 	      "       testfs-matrix kernels\n"
 	      "       testfs-matrix [--kernel SPEC] image FILE COMMAND "
 	      "[ARGS...]\n"
@@ -62,6 +63,9 @@ static void usage(FILE *f)
 	      "  --json FILE     every run: spec, release, status, reason, "
 	      "seconds, result\n"
 	      "  --ktap FILE     KTAP version 1, one subtest per kernel\n"
+	      "  --html FILE     one page, the kernels' page maps on the same "
+	      "scale\n"
+	      "                  (scenario and touch)\n"
 	      "  --timeout S     per kernel, guest boot included (default "
 	      "600)\n"
 	      "  -h, --help      this text\n"
@@ -160,6 +164,8 @@ void run_free(struct run *r)
 	free(r->caps);
 	free(r->result);
 	free(r->ktap);
+	free(r->page);
+	free(r->log);
 	free(r->console_tail);
 }
 
@@ -211,11 +217,13 @@ int main(int argc, char **argv)
 		{ "kernel", required_argument, NULL, 'k' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "ktap", required_argument, NULL, 't' },
+		{ "html", required_argument, NULL, 'H' },
 		{ "timeout", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *specs[MAX_KERNELS], *json = NULL, *ktap = NULL;
+	const char *html = NULL;
 	static const char *const defaults[] = { "host", "debian:6.1",
 						"debian:6.12" };
 	struct matrix m = { .timeout_s = 600 };
@@ -246,6 +254,9 @@ int main(int argc, char **argv)
 		case 't':
 			ktap = optarg;
 			break;
+		case 'H':
+			html = optarg;
+			break;
 		case 'T':
 			if (parse_uint(optarg, 1, 86400, &v, &perr))
 				return bad(
@@ -265,6 +276,11 @@ int main(int argc, char **argv)
 		return bad("%s", "a COMMAND is needed");
 	m.argv = argv + optind;
 	m.argc = argc - optind;
+	if (html && (strcmp(m.argv[0], "kernels") == 0 ||
+		     strcmp(m.argv[0], "image") == 0 ||
+		     strcmp(m.argv[0], "decode") == 0))
+		return bad("--html draws scenario and touch runs, not '%s'",
+			   m.argv[0]);
 	if (strcmp(m.argv[0], "kernels") == 0)
 		return kernels_list();
 	if (strcmp(m.argv[0], "image") == 0)
@@ -272,6 +288,8 @@ int main(int argc, char **argv)
 	if (strcmp(m.argv[0], "decode") == 0)
 		return cmd_decode(&m, json, ktap);
 	if (check_command(m.argc, m.argv))
+		return 2;
+	if (html && html_check_command(m.argc, m.argv))
 		return 2;
 	if (bins_find(&m.bins, why, sizeof(why))) {
 		fprintf(stderr, "testfs-matrix: %s\n", why);
@@ -293,6 +311,8 @@ int main(int argc, char **argv)
 			status = 1;
 	}
 	if (matrix_finish(&m, runs, nspec, json, ktap))
+		status = 1;
+	if (html && matrix_html(&m, runs, nspec, html))
 		status = 1;
 	for (i = 0; i < nspec; i++)
 		run_free(&runs[i]);

@@ -23,6 +23,7 @@
 #include "../slow/delay_queue.h"
 #include "../slow/rules.h"
 #include "startup.h"
+#include "stop.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
@@ -44,7 +45,7 @@ static void drain_workers(struct testfs *t)
 	atomic_store(&t->stopping, true);
 	while (t->workers) {
 		pthread_mutex_unlock(&t->workers_lock);
-		fuse_session_loop(t->se);
+		stop_session_loop(t);
 		pthread_mutex_lock(&t->workers_lock);
 		if (!t->workers)
 			break;
@@ -264,8 +265,10 @@ int serve(struct testfs *t)
 			     strerror(-ret));
 		goto out_destroy;
 	}
-	if (fuse_set_signal_handlers(t->se) != 0) {
-		startup_fail(1, "cannot install signal handlers");
+	ret = stop_signals_install(t);
+	if (ret) {
+		startup_fail(1, "cannot install signal handlers: %s",
+			     strerror(-ret));
 		goto out_destroy;
 	}
 	if (fuse_session_mount(t->se, t->mountpoint) != 0) {
@@ -297,7 +300,7 @@ int serve(struct testfs *t)
 		else
 			watching = true;
 	}
-	ret = fuse_session_loop(t->se);
+	ret = stop_session_loop(t);
 	/* A worker may wait for a held page: nothing is held from here on. */
 	rules_resume(t->rules);
 	delay_queue_release_held(t->delays);
@@ -338,7 +341,7 @@ out_unmount:
 	}
 out_handlers:
 	testfs_free_handles(t);
-	fuse_remove_signal_handlers(t->se);
+	stop_signals_remove(t);
 out_destroy:
 	delay_queue_stop(t->delays);
 	t->delays = NULL;
