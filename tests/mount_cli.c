@@ -58,6 +58,10 @@ static const struct bad_case bad_cases[] = {
 	{ { "--tracefs" }, "--tracefs" },
 	{ { "--trace=yes", "/mnt" }, "--trace" },
 	{ { "--no-trace", "--trace-reads", "/mnt" }, "--trace-reads" },
+	{ { "--pause", "colour=red", "/mnt" }, "colour" },
+	{ { "--pause", "file=a.bin,for=0s", "/mnt" }, "bad for '0s'" },
+	{ { "--backing", "", "/mnt" }, "--backing" },
+	{ { "--backing", "/nonexistent/dir", "/mnt" }, "/nonexistent/dir" },
 };
 
 Test(cli, bad_arguments_exit_2_naming_them, .timeout = 60)

@@ -219,7 +219,7 @@ Test(ctl, unknown_command_lists_every_command)
 	static const char *const documented[] = {
 		"clear",	 "drop-cache [NAME]", "mark TEXT",
 		"latency MODEL", "rule SPEC",	      "error SPEC",
-		"rules clear",
+		"rules clear",	 "pause SPEC",	      "resume",
 	};
 	const char *usage;
 	size_t i, k, n = 0;
@@ -242,7 +242,7 @@ Test(ctl, unknown_command_lists_every_command)
 		     sizeof(documented) / sizeof(documented[0]));
 	cr_expect_str_eq(
 		err,
-		"unknown command 'frobnicate' (expected clear, drop-cache [NAME], mark TEXT, latency MODEL, rule SPEC, error SPEC or rules clear)\n");
+		"unknown command 'frobnicate' (expected clear, drop-cache [NAME], mark TEXT, latency MODEL, rule SPEC, error SPEC, rules clear, pause SPEC or resume)\n");
 	free(err);
 }
 

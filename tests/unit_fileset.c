@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -401,4 +402,33 @@ Test(fileset, readdir_in_insertion_order)
 	cr_assert_str_eq(n->name, "0");
 	cr_assert_eq(n->next_sibling, 0);
 	cr_assert_eq(dir->nchildren, 4);
+}
+
+/* --backing: empty directories are nodes; a backing file owns its fd. */
+Test(fileset, backing_dirs_and_files)
+{
+	const char *why = NULL;
+	struct node *n;
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(fileset_add_dir(&fs, "e/f", &why), 0);
+	/* Again, and as the parent of a file: not an error. */
+	cr_assert_eq(fileset_add_dir(&fs, "e/f", &why), 0);
+	add_ok("e/f/g.bin");
+	cr_assert_eq(fileset_find(&fs, "e")->kind, NODE_DIR);
+	cr_assert_eq(fileset_add_dir(&fs, "e/f/g.bin", &why), -EEXIST);
+	cr_assert_eq(fileset_add_backing(&fs, "e/h", 5, 0755, fd, true, &why),
+		     0);
+	n = fileset_find(&fs, "e/h");
+	cr_assert_not_null(n);
+	cr_assert_eq(n->backing_fd, fd);
+	cr_assert_eq(n->mode, 0555);
+	cr_assert_eq(n->size, 5);
+	/* A refused name still takes the descriptor (no leak): closed. */
+	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	cr_assert_eq(fileset_add_backing(&fs, "e/h", 1, 0444, fd, false, &why),
+		     -EEXIST);
+	cr_assert_eq(fcntl(fd, F_GETFD), -1);
+	cr_assert_eq(fileset_find(&fs, "e/f/g.bin")->backing_fd, -1);
 }

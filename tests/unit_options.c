@@ -823,22 +823,12 @@ Test(config, load_directly)
 
 /* The config-file keys testfs(8) documents. */
 static const char *const documented_keys[] = {
-	"file",
-	"ra-kb",
-	"max-pages",
-	"max-background",
-	"congestion-threshold",
-	"log",
-	"log-capacity",
-	"latency",
-	"rule",
-	"error",
-	"quiet",
-	"no-auto-unmount",
-	"trace",
-	"no-trace",
-	"trace-reads",
-	"tracefs",
+	"file",	     "backing",		"ra-kb",
+	"max-pages", "max-background",	"congestion-threshold",
+	"log",	     "log-capacity",	"latency",
+	"rule",	     "error",		"pause",
+	"quiet",     "no-auto-unmount", "trace",
+	"no-trace",  "trace-reads",	"tracefs",
 };
 
 #define N_DOCUMENTED (sizeof(documented_keys) / sizeof(documented_keys[0]))
@@ -917,4 +907,28 @@ Test(options, help_names_every_config_key_as_an_option)
 				   name);
 	}
 	free(help);
+}
+
+/* --backing alone serves only its tree: not the default set. */
+Test(options, backing_replaces_defaults)
+{
+	expect_ok(PARSE("--backing", "/srv/tree", "/mnt"));
+	cr_assert_not(o.default_files);
+	cr_assert_eq(o.nfiles, 0);
+	cr_assert_str_eq(o.backing, "/srv/tree");
+}
+
+Test(options, backing_given_twice)
+{
+	expect_einval(PARSE("--backing", "/a", "--backing", "/b", "/mnt"),
+		      "only one backing directory", "'/a'");
+}
+
+Test(config, backing_key)
+{
+	const char *path = write_config("backing /srv/tree\n");
+
+	expect_ok(PARSE("--config", path, "/mnt"));
+	cr_assert_str_eq(o.backing, "/srv/tree");
+	cr_assert_not(o.default_files);
 }

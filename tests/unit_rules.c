@@ -96,7 +96,8 @@ Test(rules, default_is_none)
 	cr_assert_eq(v.latency_rule, -1);
 	cr_assert_eq(v.error_rule, -1);
 	cr_assert_eq(rules_errors_injected(rs), 0);
-	json_has("{\"default\":\"none\",\"rules\":[],\"errors\":[]}");
+	json_has("{\"default\":\"none\",\"rules\":[],\"errors\":[],"
+		 "\"pauses\":[]}");
 }
 
 Test(rules, default_applies_without_a_match)
@@ -330,7 +331,8 @@ Test(rules, clear_keeps_the_default)
 	cr_assert_eq(decide("a", 0, PAGE).delay_ns, MS);
 	cr_assert_eq(decide("a", 0, PAGE).err, 0);
 	cr_assert_eq(decide("a", 0, PAGE).latency_rule, -1);
-	json_has("{\"default\":\"fixed:1ms\",\"rules\":[],\"errors\":[]}");
+	json_has("{\"default\":\"fixed:1ms\",\"rules\":[],\"errors\":[],"
+		 "\"pauses\":[]}");
 	/* The total of injected errors survives. */
 	cr_assert_eq(rules_errors_injected(rs), 1);
 	/* Rules added after a clear are numbered from 0. */
@@ -382,7 +384,8 @@ Test(rules, json_format)
 		"{\"file\":null,\"pages\":null,\"errno\":\"EIO\",\"times_left\":2,\"prob\":null,\"hits\":0},"
 		"{\"file\":\"x\",\"pages\":[7,7],\"errno\":\"ENODATA\",\"times_left\":null,\"prob\":0.25,\"hits\":0},"
 		"{\"file\":null,\"pages\":null,\"errno\":\"100\",\"times_left\":null,\"prob\":null,\"hits\":0},"
-		"{\"file\":null,\"pages\":null,\"errno\":\"EHWPOISON\",\"times_left\":null,\"prob\":null,\"hits\":0}]}");
+		"{\"file\":null,\"pages\":null,\"errno\":\"EHWPOISON\",\"times_left\":null,\"prob\":null,\"hits\":0}],"
+		"\"pauses\":[]}");
 	free(s);
 }
 
@@ -606,4 +609,37 @@ Test(rules, concurrent_changes_and_decisions, .timeout = 60)
 	cr_assert_eq(rules_errors_injected(rs), fails);
 	cr_assert_gt(matched, 0);
 	cr_assert_gt(fails, 0);
+}
+
+/* Pause rules: the first match holds, for= bounds it, resume drops all. */
+Test(rules, pause_rules)
+{
+	struct rule_verdict v;
+	char err[512] = "";
+
+	cr_assert_eq(rules_add_pause(rs, "file=a,pages=2-3", err, sizeof(err)),
+		     0, "%s", err);
+	cr_assert_eq(rules_add_pause(rs, "pages=9,for=1.5s", err, sizeof(err)),
+		     0, "%s", err);
+	v = decide("a", 2 * 4096, 4096);
+	cr_assert(v.hold);
+	cr_assert_eq(v.hold_ns, 0);
+	v = decide("b", 9 * 4096, 4096);
+	cr_assert(v.hold);
+	cr_assert_eq(v.hold_ns, 1500000000ull);
+	v = decide("a", 4 * 4096, 4096);
+	cr_assert_not(v.hold);
+	json_has("\"pauses\":[{\"file\":\"a\",\"pages\":[2,3],\"for\":null,"
+		 "\"hits\":1},{\"file\":null,\"pages\":[9,9],"
+		 "\"for\":\"1500ms\",\"hits\":1}]");
+	/* rules clear leaves them; resume drops them. */
+	rules_clear(rs);
+	cr_assert(decide("a", 2 * 4096, 1).hold);
+	cr_assert_eq(rules_resume(rs), 2);
+	cr_assert_not(decide("a", 2 * 4096, 1).hold);
+	cr_assert_eq(rules_resume(rs), 0);
+	cr_assert_eq(rules_add_pause(rs, "for=0ms", err, sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "bad for '0ms'"), "%s", err);
+	cr_assert_eq(rules_add_pause(rs, "", err, sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "empty pause"), "%s", err);
 }

@@ -38,6 +38,7 @@ struct options {
 	size_t *name_index;
 	size_t name_index_cap; /* a power of two, or 0 */
 	bool default_files;    /* no file given: the built-in set */
+	char *backing;	       /* --backing DIR, or NULL */
 	char *mountpoint;
 	char *log_path;
 	int64_t ra_kb;

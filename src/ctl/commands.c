@@ -20,6 +20,7 @@
 #include "../common/clock.h"
 #include "../common/pagecache.h"
 #include "../common/thread.h"
+#include "../slow/delay_queue.h"
 #include "../slow/rules.h"
 
 /* Eviction is retried while pages are busy (locked for an in-flight read). */
@@ -234,6 +235,45 @@ static int cmd_slow(struct testfs *t, const char *verb, const char *arg)
 	return 0;
 }
 
+/* pause SPEC: hold the reads it matches until resume (or its for=). */
+static int cmd_pause(struct testfs *t, const char *verb, const char *arg)
+{
+	char why[512];
+	int err;
+
+	(void)verb;
+	if (!*arg) {
+		control_set_error(
+			t,
+			"pause: missing SPEC (expected [file=NAME,][pages=A-B,][for=DURATION])");
+		return -EINVAL;
+	}
+	err = rules_add_pause(t->rules, arg, why, sizeof(why));
+	if (err) {
+		control_set_error(t, "pause '%s': %s", arg, why);
+		return err;
+	}
+	atomic_store(&t->slow_active, true);
+	return 0;
+}
+
+/*
+ * resume: drops every pause rule, then answers what they hold, so no read
+ * is held after it. Nothing held is not an error.
+ */
+static int cmd_resume(struct testfs *t, const char *verb, const char *arg)
+{
+	(void)verb;
+	if (*arg) {
+		control_set_error(t, "resume: takes no argument (got '%s')",
+				  arg);
+		return -EINVAL;
+	}
+	rules_resume(t->rules);
+	delay_queue_release_held(t->delays);
+	return 0;
+}
+
 static int cmd_rules(struct testfs *t, const char *verb, const char *arg)
 {
 	(void)verb;
@@ -266,6 +306,8 @@ static const struct ctl_command commands[] = {
 	{ "rule", cmd_slow, false, "rule SPEC" },
 	{ "error", cmd_slow, false, "error SPEC" },
 	{ "rules", cmd_rules, false, "rules clear" },
+	{ "pause", cmd_pause, false, "pause SPEC" },
+	{ "resume", cmd_resume, false, "resume" },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -22,6 +22,7 @@
 #include "../log/log_json.h"
 #include "../slow/delay_queue.h"
 #include "../slow/rules.h"
+#include "../store/backing.h"
 
 #ifndef TESTFS_VERSION
 #define TESTFS_VERSION "unknown"
@@ -189,6 +190,42 @@ static void render_trace_stats(struct testfs *t, struct strbuf *sb)
 		     sb);
 }
 
+/*
+ * "backing":null, or {"dir":..,"io":"io_uring","registered_buffers":B,
+ * "files":N,"direct":N,"buffered":N,"uring_reads":N,"sync_reads":N,
+ * "direct_fallbacks":N}: how the backing files are read.
+ */
+static void render_backing_config(struct testfs *t, struct strbuf *sb)
+{
+	struct backing_counters c;
+	uint64_t files = 0, direct = 0;
+	size_t i;
+
+	if (!t->opts->backing) {
+		strbuf_adds(sb, "null");
+		return;
+	}
+	for (i = 0; i < t->files.count; i++) {
+		struct node *n = &t->files.nodes[i];
+
+		if (n->kind == NODE_FILE && n->backing_fd >= 0) {
+			files++;
+			direct += atomic_load(&n->direct);
+		}
+	}
+	backing_counters(&c);
+	strbuf_adds(sb, "{\"dir\":");
+	json_add_cstring(sb, t->opts->backing);
+	strbuf_addf(
+		sb,
+		",\"io\":\"io_uring\",\"registered_buffers\":%s,"
+		"\"files\":%" PRIu64 ",\"direct\":%" PRIu64
+		",\"buffered\":%" PRIu64 ",\"uring_reads\":%" PRIu64
+		",\"sync_reads\":%" PRIu64 ",\"direct_fallbacks\":%" PRIu64 "}",
+		c.registered ? "true" : "false", files, direct, files - direct,
+		c.uring_reads, c.sync_reads, c.direct_fallbacks);
+}
+
 static void render_config(struct testfs *t, struct strbuf *sb)
 {
 	const struct options *o = t->opts;
@@ -230,6 +267,8 @@ static void render_config(struct testfs *t, struct strbuf *sb)
 	rules_format_json(t->rules, sb);
 	strbuf_adds(sb, ",\"trace\":");
 	render_trace_config(t, sb);
+	strbuf_adds(sb, ",\"backing\":");
+	render_backing_config(t, sb);
 	strbuf_adds(sb, ",\"note\":");
 	json_add_cstring(sb, t->knobs.note);
 	strbuf_addf(sb, ",\"default_files\":%s,\"files\":[",
@@ -243,10 +282,15 @@ static void render_config(struct testfs *t, struct strbuf *sb)
 		strbuf_adds(sb, first ? "{\"name\":" : ",{\"name\":");
 		first = false;
 		json_add_cstring(sb, n->path);
-		strbuf_addf(sb,
-			    ",\"ino\":%" PRIu64 ",\"size\":%" PRIu64
-			    ",\"pattern\":\"%s\"}",
-			    n->ino, n->size, pattern);
+		strbuf_addf(sb, ",\"ino\":%" PRIu64 ",\"size\":%" PRIu64,
+			    n->ino, n->size);
+		/* A backing file has no pattern: say how it is read. */
+		if (n->backing_fd >= 0)
+			strbuf_addf(sb, ",\"backing\":\"%s\"}",
+				    atomic_load(&n->direct) ? "direct"
+							    : "buffered");
+		else
+			strbuf_addf(sb, ",\"pattern\":\"%s\"}", pattern);
 	}
 	strbuf_adds(sb, "]}\n");
 }
@@ -271,7 +315,7 @@ static void render_stats(struct testfs *t, struct strbuf *sb)
 		    ",\"marks\":%" PRIu64 ",\"clears\":%" PRIu64
 		    ",\"drop_caches\":%" PRIu64 ",\"ctl_commands\":%" PRIu64
 		    ",\"ctl_rejected\":%" PRIu64 ",\"uptime_ns\":%" PRIu64
-		    ",\"delayed_now\":%zu,\"slow\":",
+		    ",\"delayed_now\":%zu,\"held\":",
 		    ld(&s->reads), ld(&s->read_bytes), ld(&s->reads_past_eof),
 		    rules_errors_injected(t->rules), head, head - clear,
 		    log_ring_lost_since_clear(&t->log),
@@ -280,6 +324,8 @@ static void render_stats(struct testfs *t, struct strbuf *sb)
 		    ld(&s->ctl_commands), ld(&s->ctl_rejected),
 		    clock_now_ns() - t->started_ns,
 		    t->delays ? delay_queue_pending(t->delays) : (size_t)0);
+	delay_queue_format_held(t->delays, sb, usage_name, t);
+	strbuf_adds(sb, ",\"slow\":");
 	rules_format_json(t->rules, sb);
 	strbuf_adds(sb, ",");
 	render_trace_stats(t, sb);

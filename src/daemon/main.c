@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,6 +19,7 @@
 #include "../common/mountinfo.h"
 #include "../core/testfs.h"
 #include "../slow/rules.h"
+#include "../store/backing.h"
 #include "options.h"
 #include "serve.h"
 #include "startup.h"
@@ -42,7 +44,49 @@ static const char *name_of_ino(void *ctx, uint64_t ino)
 	return n ? n->path : "";
 }
 
-static int build_files(struct testfs *t, const struct options *o)
+/*
+ * --backing DIR: every backing file stays open while served, so the soft
+ * descriptor limit goes up to the hard one first. DIR is made absolute
+ * for .testfs/config (the daemon changes directory later).
+ */
+static int add_backing(struct testfs *t, struct options *o)
+{
+	struct backing_scan r;
+	struct rlimit rl;
+	char why[1024], *abs;
+	int err;
+
+	if (!o->backing)
+		return EXIT_OK;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	err = backing_scan(&t->files, o->backing, &r, why, sizeof(why));
+	if (err == -ENOMEM || err == -EMFILE || err == -ENFILE) {
+		fprintf(stderr, "testfs: --backing '%s': %s\n", o->backing,
+			why);
+		return EXIT_RUNTIME;
+	}
+	if (err) {
+		fprintf(stderr, "testfs: --backing '%s': %s\n", o->backing,
+			why);
+		return EXIT_USAGE;
+	}
+	if (r.skipped)
+		fprintf(stderr,
+			"testfs: warning: --backing '%s': skipped %llu entr%s (only regular files and directories are served): %s\n",
+			o->backing, (unsigned long long)r.skipped,
+			r.skipped == 1 ? "y" : "ies", r.skipped_names);
+	abs = realpath(o->backing, NULL);
+	if (abs) {
+		free(o->backing);
+		o->backing = abs;
+	}
+	return EXIT_OK;
+}
+
+static int build_files(struct testfs *t, struct options *o)
 {
 	const char *why;
 	size_t i;
@@ -67,7 +111,7 @@ static int build_files(struct testfs *t, const struct options *o)
 			return EXIT_USAGE;
 		}
 	}
-	return EXIT_OK;
+	return add_backing(t, o);
 }
 
 /* Arguments that name things of this process's environment. */

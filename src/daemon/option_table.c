@@ -26,6 +26,12 @@ static const struct opt_desc opt_table[] = {
 	  "\n                 rest derives from (name, offset)"
 	  "\n  zero           all zero bytes"
 	  "\n  random[:SEED]  bytes derived from (SEED, offset)" },
+	{ "backing", 0, OPT_BACKING, true, true, SEC_FILES, "DIR",
+	  "also serve the regular files under DIR read-only, with their "
+	  "names, sizes (fixed at start) and contents, read with io_uring "
+	  "(O_DIRECT where the file system takes it). Subdirectories are "
+	  "served; symbolic links, FIFOs, sockets and devices are skipped "
+	  "with a warning. Given once; combines with --file" },
 	{ "config", 0, OPT_CONFIG, true, false, SEC_FILES, "PATH",
 	  "read options from PATH: one 'key value' per line (keys: %k; '#' "
 	  "starts a comment). A regular text file of at most 1 MiB, lines of "
@@ -61,6 +67,12 @@ static const struct opt_desc opt_table[] = {
 	  "'file=NAME,pages=A-B,errno=EIO[,times=N|prob=P][,seed=N]'",
 	  "answer reads touching the range with that errno (EIO, ENODATA, ... "
 	  "or a number); repeatable" },
+	{ "pause", 0, OPT_PAUSE, true, true, SEC_SLOW,
+	  "'file=NAME,pages=A-B[,for=DURATION]'",
+	  "hold reads touching the range unanswered until the ctl command "
+	  "'resume' (or for DURATION after each arrives; at most 1h); "
+	  "repeatable. Held reads are listed in .testfs/stats; unmounting "
+	  "answers them" },
 	{ "log", 0, OPT_LOG, true, true, SEC_LOG, "PATH",
 	  "also write every record to PATH as JSON Lines (flushed when "
 	  "clear/mark is acknowledged and at unmount). A new file is created "

@@ -36,6 +36,7 @@ void options_free(struct options *o)
 	free(o->name_index);
 	free(o->mountpoint);
 	free(o->log_path);
+	free(o->backing);
 	free(o->tracefs);
 	rules_free(o->rules);
 	options_init(o);
@@ -166,7 +167,7 @@ out_free:
 	return ret;
 }
 
-/* --latency MODEL, --rule SPEC, --error SPEC: checked now, kept parsed. */
+/* --latency, --rule, --error, --pause: checked now, kept parsed. */
 static int add_slow(struct options *o, enum opt_id id, const char *what,
 		    const char *val, char *err, size_t errlen)
 {
@@ -179,6 +180,8 @@ static int add_slow(struct options *o, enum opt_id id, const char *what,
 		ret = rules_set_default(o->rules, val, why, sizeof(why));
 	else if (id == OPT_RULE)
 		ret = rules_add_latency(o->rules, val, why, sizeof(why));
+	else if (id == OPT_PAUSE)
+		ret = rules_add_pause(o->rules, val, why, sizeof(why));
 	else
 		ret = rules_add_error(o->rules, val, why, sizeof(why));
 	if (ret)
@@ -228,6 +231,13 @@ int options_apply(struct options *o, const struct opt_desc *d, const char *val,
 	switch (d->id) {
 	case OPT_FILE:
 		return add_file_spec(o, what, val, err, errlen);
+	case OPT_BACKING:
+		if (o->backing)
+			return options_fail(
+				err, errlen,
+				"%s '%s': only one backing directory (already '%s')",
+				what, val, o->backing);
+		return set_string(&o->backing, what, val, err, errlen);
 	case OPT_CONFIG:
 		return options_load_config(o, val, err, errlen);
 	case OPT_RA_KB:
@@ -253,6 +263,7 @@ int options_apply(struct options *o, const struct opt_desc *d, const char *val,
 	case OPT_LATENCY:
 	case OPT_RULE:
 	case OPT_ERROR:
+	case OPT_PAUSE:
 		return add_slow(o, d->id, what, val, err, errlen);
 	case OPT_FOREGROUND:
 		o->foreground = true;
@@ -344,7 +355,7 @@ static int finish(struct options *o, char *err, size_t errlen)
 					? ""
 					: ", the kernel default");
 	}
-	if (o->nfiles == 0) {
+	if (o->nfiles == 0 && !o->backing) {
 		o->default_files = true;
 		for (i = 0; options_default_files[i]; i++) {
 			ret = add_file_spec(o, "default file",

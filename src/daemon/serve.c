@@ -21,6 +21,7 @@
 #include "../correlate/correlate.h"
 #include "../fuse/fs_ops.h"
 #include "../slow/delay_queue.h"
+#include "../slow/rules.h"
 #include "startup.h"
 #include "stop.h"
 
@@ -300,6 +301,9 @@ int serve(struct testfs *t)
 			watching = true;
 	}
 	ret = stop_session_loop(t);
+	/* A worker may wait for a held page: nothing is held from here on. */
+	rules_resume(t->rules);
+	delay_queue_release_held(t->delays);
 	drain_workers(t);
 	/* Delayed replies still queued are answered before unmounting. */
 	delay_queue_stop(t->delays);

@@ -21,6 +21,7 @@
 #include "../ctl/control.h"
 #include "../slow/delay_queue.h"
 #include "../slow/rules.h"
+#include "../store/backing.h"
 
 /* Data files and directories never change while mounted. */
 #define STABLE_TIMEOUT 86400.0
@@ -45,7 +46,7 @@ static void fs_fill_attr(struct testfs *t, const struct node *n,
 		st->st_nlink = 2;
 		break;
 	case NODE_FILE:
-		st->st_mode = S_IFREG | 0444;
+		st->st_mode = S_IFREG | (n->backing_fd >= 0 ? n->mode : 0444);
 		st->st_nlink = 1;
 		st->st_size = (off_t)n->size;
 		st->st_blocks = (blkcnt_t)((n->size + 511) / 512);
@@ -218,22 +219,34 @@ static char *read_buffer(void)
 }
 
 /*
- * The reply's data: up to @size bytes of @n at @off, generated into @buf
- * (the pattern is computed, so there is no stored copy to splice from);
- * returns how many, 0 past the end.
+ * The reply's data: up to @size bytes of @n at @off, 0 past the end. A
+ * synthetic file's pattern is generated into @buf; a backing file is read
+ * into the thread's registered buffer, *data pointing there (copied to
+ * @buf only when the reply must outlive the next read: @copy). Returns the
+ * byte count or a negative errno.
  */
-static uint64_t fill_data(const struct node *n, uint64_t off, size_t size,
-			  char *buf)
+static int64_t fill_data(struct node *n, uint64_t off, size_t size, char *buf,
+			 bool copy, const char **data)
 {
 	uint64_t len = 0;
+	int64_t got;
 
+	*data = buf;
+	if (n->backing_fd >= 0) {
+		got = backing_read(n, off, size, data);
+		if (got > 0 && copy) {
+			memcpy(buf, *data, (size_t)got);
+			*data = buf;
+		}
+		return got;
+	}
 	if (off < n->size) {
 		len = n->size - off;
 		if (len > size)
 			len = size;
 		pattern_generate(&n->source, off, buf, len);
 	}
-	return len;
+	return (int64_t)len;
 }
 
 /*
@@ -248,9 +261,12 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	struct testfs *t = fs_of(req);
 	uint64_t arrived = clock_now_ns(), pos, len = 0;
 	struct node *n = fileset_get(&t->files, ino);
-	struct rule_verdict v = { 0, 0, -1, -1 };
+	struct rule_verdict v = { 0, 0, -1, -1, false, 0 };
 	struct delayed_reply dr;
 	struct log_record *rec;
+	const char *data = NULL;
+	bool queued;
+	int64_t got = 0;
 	char *buf;
 
 	if (!n || n->kind == NODE_DIR)
@@ -262,11 +278,18 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	if (atomic_load_explicit(&t->slow_active, memory_order_relaxed))
 		rules_decide(t->rules, n->path, (uint64_t)off, size, arrived,
 			     &v);
-	buf = v.delay_ns ? delay_queue_buffer(t->delays) : read_buffer();
+	/* A held or delayed reply outlives this call: a buffer of its own. */
+	queued = v.delay_ns || v.hold;
+	buf = queued ? delay_queue_buffer(t->delays) : read_buffer();
 	if (!buf)
 		return (void)fuse_reply_err(req, ENOMEM);
 	if (!v.err)
-		len = fill_data(n, (uint64_t)off, size, buf);
+		got = fill_data(n, (uint64_t)off, size, buf, queued, &data);
+	/* A backing file that cannot be read answers with its error. */
+	if (got < 0)
+		v.err = (int)-got;
+	else
+		len = (uint64_t)got;
 	if ((uint64_t)off + size > n->size)
 		atomic_fetch_add_explicit(&t->stats.reads_past_eof, 1,
 					  memory_order_relaxed);
@@ -290,10 +313,22 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	atomic_fetch_add_explicit(&t->stats.reads, 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&t->stats.read_bytes, len,
 				  memory_order_relaxed);
-	if (v.delay_ns) {
+	if (queued) {
+		/* A held read's record says how long it was held (done_ns),
+		 * not a model's delay. */
+		if (v.hold)
+			rec->read.delay_ns = 0;
 		dr = (struct delayed_reply){
-			req,	 buf, len, v.err, arrived + v.delay_ns,
-			&t->log, pos, rec
+			req,
+			buf,
+			len,
+			v.err,
+			v.hold ? (v.hold_ns ? arrived + v.hold_ns : UINT64_MAX)
+			       : arrived + v.delay_ns,
+			&t->log,
+			pos,
+			rec,
+			v.hold,
 		};
 		if (delay_queue_push(t->delays, &dr) == 0)
 			return;
@@ -305,8 +340,8 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	if (v.err)
 		fuse_reply_err(req, v.err);
 	else
-		fuse_reply_buf(req, buf, len);
-	if (v.delay_ns)
+		fuse_reply_buf(req, data, len);
+	if (queued)
 		delay_queue_put_buffer(t->delays, buf);
 }
 

@@ -22,6 +22,7 @@
 #include "delay_queue.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -32,6 +33,7 @@
 #include <time.h>
 
 #include "../common/clock.h"
+#include "../common/json.h"
 #include "../common/thread.h"
 
 /* The last stretch before a deadline is spun, not slept. */
@@ -149,6 +151,11 @@ static void *delay_main(void *arg)
 			continue;
 		}
 		now = clock_now_ns();
+		/* Held until released: nothing to time. */
+		if (q->heap[0].due_ns == UINT64_MAX) {
+			pthread_cond_wait(&q->wake, &q->lock);
+			continue;
+		}
 		if (q->heap[0].due_ns > now + SPIN_NS) {
 			uint64_t wake = q->heap[0].due_ns - SPIN_NS;
 
@@ -246,6 +253,79 @@ size_t delay_queue_pending(struct delay_queue *q)
 	n = q->n;
 	pthread_mutex_unlock(&q->lock);
 	return n;
+}
+
+size_t delay_queue_release_held(struct delay_queue *q)
+{
+	uint64_t now = clock_now_ns();
+	size_t i, n = 0;
+
+	if (!q)
+		return 0;
+	pthread_mutex_lock(&q->lock);
+	for (i = 0; i < q->n; i++) {
+		if (!q->heap[i].held)
+			continue;
+		q->heap[i].held = false;
+		q->heap[i].due_ns = now;
+		n++;
+	}
+	/* Earlier due times only: each moved entry rises to its place. */
+	for (i = 0; n && i < q->n; i++)
+		heap_up(q, i);
+	if (n)
+		pthread_cond_signal(&q->wake);
+	pthread_mutex_unlock(&q->lock);
+	return n;
+}
+
+static int cmp_arrival(const void *a, const void *b)
+{
+	const struct delayed_reply *x = a, *y = b;
+
+	return x->rec->t_ns < y->rec->t_ns ? -1 : x->rec->t_ns > y->rec->t_ns;
+}
+
+void delay_queue_format_held(struct delay_queue *q, struct strbuf *sb,
+			     const char *(*name)(void *ctx, uint64_t ino),
+			     void *ctx)
+{
+	struct delayed_reply *held = NULL;
+	uint64_t now = clock_now_ns(), last;
+	size_t i, n = 0;
+
+	if (q) {
+		pthread_mutex_lock(&q->lock);
+		held = malloc((q->n ? q->n : 1) * sizeof(*held));
+		for (i = 0; held && i < q->n; i++)
+			if (q->heap[i].held)
+				held[n++] = q->heap[i];
+		pthread_mutex_unlock(&q->lock);
+		if (!held)
+			sb->oom = true;
+	}
+	/* The records stay unpublished, and so unchanged, while held. */
+	if (n)
+		qsort(held, n, sizeof(*held), cmp_arrival);
+	strbuf_addc(sb, '[');
+	for (i = 0; i < n; i++) {
+		const struct log_record *rec = held[i].rec;
+
+		last = rec->read.len ? rec->read.off + rec->read.len - 1
+				     : rec->read.off;
+		strbuf_adds(sb, i ? ",{\"file\":" : "{\"file\":");
+		json_add_cstring(sb, name(ctx, rec->read.ino));
+		strbuf_addf(sb,
+			    ",\"ino\":%" PRIu64 ",\"off\":%" PRIu64
+			    ",\"len\":%" PRIu32 ",\"pages\":[%" PRIu64
+			    ",%" PRIu64 "],\"held_ns\":%" PRIu64 "}",
+			    (uint64_t)rec->read.ino, (uint64_t)rec->read.off,
+			    (uint32_t)rec->read.len,
+			    (uint64_t)rec->read.off >> 12, last >> 12,
+			    now - rec->t_ns);
+	}
+	strbuf_addc(sb, ']');
+	free(held);
 }
 
 void delay_queue_stop(struct delay_queue *q)

@@ -10,8 +10,11 @@
 #define FUSE_USE_VERSION 34
 
 #include <fuse_lowlevel.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "../common/strbuf.h"
 
 #include "../log/log_ring.h"
 
@@ -29,6 +32,9 @@ struct delayed_reply {
 	struct log_ring *log;
 	uint64_t log_pos;
 	struct log_record *rec;
+	/* Held by a pause rule: due_ns is its time limit (UINT64_MAX for
+	 * none) and delay_queue_release_held() answers it sooner. */
+	bool held;
 };
 
 /*
@@ -51,6 +57,18 @@ int delay_queue_push(struct delay_queue *q, const struct delayed_reply *r);
 
 /* Replies waiting now. */
 size_t delay_queue_pending(struct delay_queue *q);
+
+/* Answers every held reply now (resume, shutdown); returns how many. */
+size_t delay_queue_release_held(struct delay_queue *q);
+
+/*
+ * Appends the held replies, oldest first, as a JSON array:
+ * [{"file":NAME,"ino":N,"off":N,"len":N,"pages":[A,B],"held_ns":N},...]
+ * (@name gives a file's name from its inode number).
+ */
+void delay_queue_format_held(struct delay_queue *q, struct strbuf *sb,
+			     const char *(*name)(void *ctx, uint64_t ino),
+			     void *ctx);
 
 /* Answers everything still queued at once and stops the thread. */
 void delay_queue_stop(struct delay_queue *q);

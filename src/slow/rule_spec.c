@@ -20,6 +20,7 @@
 
 #define RULE_USAGE "[file=NAME,][pages=A-B,]latency=MODEL"
 #define ERROR_USAGE "[file=NAME,][pages=A-B,]errno=E[,times=N|prob=P][,seed=N]"
+#define PAUSE_USAGE "[file=NAME,][pages=A-B,][for=DURATION]"
 #define PAGES_EXPECTED "expected A-B with A <= B, or one page number"
 
 static const struct {
@@ -390,4 +391,42 @@ int error_rule_parse(const char *spec, struct error_rule *r, char *err,
 	}
 	prng_seed(&r->rng, ctx.seed);
 	return ret;
+}
+
+/* for=, the longest hold; the others are handled by the caller. */
+static int parse_pause_setting(const char *spec, const char *key,
+			       const char *val, void *ctx, char *err,
+			       size_t errlen)
+{
+	struct pause_rule *r = ctx;
+	const char *why = "zero";
+	uint64_t ns = 0;
+
+	if (strcmp(key, "for") != 0) {
+		rule_error(err, errlen, "pause", spec,
+			   "unknown key '%s' (expected file=, pages= or for=)",
+			   key);
+		return -EINVAL;
+	}
+	if (!parse_duration(val, &ns, &why) && ns) {
+		r->hold_ns = ns;
+		return 0;
+	}
+	rule_error(err, errlen, "pause", spec,
+		   "bad for '%s' (%s; expected a duration such as 500ms, "
+		   "above 0 and at most 1h)",
+		   val, why);
+	return -EINVAL;
+}
+
+int pause_rule_parse(const char *spec, struct pause_rule *r, char *err,
+		     size_t errlen)
+{
+	static const char *const keys[] = { "file", "pages", "for", NULL };
+	static const struct key_list kl = {
+		"pause", "empty pause", PAUSE_USAGE,
+		keys,	 NULL,		parse_pause_setting,
+	};
+
+	return parse_key_list(&kl, spec, &r->target, r, err, errlen);
 }

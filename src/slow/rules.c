@@ -21,6 +21,8 @@ struct rule_set {
 	size_t nlat, lat_cap;
 	struct error_rule *errs;
 	size_t nerr, err_cap;
+	struct pause_rule *pauses;
+	size_t npause, pause_cap;
 	uint64_t injected;
 };
 
@@ -55,6 +57,7 @@ void rules_free(struct rule_set *rs)
 	if (!rs)
 		return;
 	free_rules(rs->lat, rs->nlat, rs->errs, rs->nerr);
+	rules_resume(rs);
 	latency_free(rs->def);
 	pthread_mutex_destroy(&rs->lock);
 	free(rs);
@@ -137,6 +140,45 @@ out_free:
 	return ret;
 }
 
+int rules_add_pause(struct rule_set *rs, const char *spec, char *err,
+		    size_t errlen)
+{
+	struct pause_rule r;
+	int ret;
+
+	memset(&r, 0, sizeof(r));
+	ret = pause_rule_parse(spec, &r, err, errlen);
+	if (ret)
+		goto out_free;
+	pthread_mutex_lock(&rs->lock);
+	ret = grow((void **)&rs->pauses, rs->npause, &rs->pause_cap, sizeof(r));
+	if (!ret)
+		rs->pauses[rs->npause++] = r;
+	pthread_mutex_unlock(&rs->lock);
+	if (!ret)
+		return 0;
+out_free:
+	rule_target_free(&r.target);
+	return ret;
+}
+
+size_t rules_resume(struct rule_set *rs)
+{
+	struct pause_rule *p;
+	size_t n, i;
+
+	pthread_mutex_lock(&rs->lock);
+	p = rs->pauses;
+	n = rs->npause;
+	rs->pauses = NULL;
+	rs->npause = rs->pause_cap = 0;
+	pthread_mutex_unlock(&rs->lock);
+	for (i = 0; i < n; i++)
+		rule_target_free(&p[i].target);
+	free(p);
+	return n;
+}
+
 void rules_clear(struct rule_set *rs)
 {
 	struct latency_rule *lat;
@@ -192,6 +234,8 @@ void rules_decide(struct rule_set *rs, const char *file, uint64_t off,
 	v->err = 0;
 	v->latency_rule = -1;
 	v->error_rule = -1;
+	v->hold = false;
+	v->hold_ns = 0;
 
 	pthread_mutex_lock(&rs->lock);
 	model = rs->def;
@@ -213,6 +257,14 @@ void rules_decide(struct rule_set *rs, const char *file, uint64_t off,
 			rs->injected++;
 			v->err = r->err;
 			v->error_rule = (int)i;
+			break;
+		}
+	}
+	for (i = 0; i < rs->npause; i++) {
+		if (target_matches(&rs->pauses[i].target, file, first, last)) {
+			rs->pauses[i].hits++;
+			v->hold = true;
+			v->hold_ns = rs->pauses[i].hold_ns;
 			break;
 		}
 	}
@@ -287,6 +339,26 @@ void rules_format_json(struct rule_set *rs, struct strbuf *sb)
 		if (i)
 			strbuf_addc(sb, ',');
 		json_error_rule(sb, &rs->errs[i]);
+	}
+	strbuf_adds(sb, "],\"pauses\":[");
+	for (i = 0; i < rs->npause; i++) {
+		if (i)
+			strbuf_addc(sb, ',');
+		json_target(sb, &rs->pauses[i].target);
+		strbuf_adds(sb, ",\"for\":");
+		if (rs->pauses[i].hold_ns) {
+			struct strbuf d = STRBUF_INIT;
+
+			units_format_duration(&d, rs->pauses[i].hold_ns);
+			if (d.oom)
+				sb->oom = true;
+			else
+				json_add_cstring(sb, d.data);
+			strbuf_free(&d);
+		} else {
+			strbuf_adds(sb, "null");
+		}
+		strbuf_addf(sb, ",\"hits\":%" PRIu64 "}", rs->pauses[i].hits);
 	}
 	strbuf_adds(sb, "]}");
 	pthread_mutex_unlock(&rs->lock);

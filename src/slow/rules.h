@@ -29,6 +29,13 @@
  *	matching error rule that fires decides; a rule whose times are used
  *	up, or whose draw says no, lets the next one try.
  *
+ * --pause 'file=NAME,pages=A-B[,for=DURATION]'
+ *	file= and pages= as above. A matching read is held: it is not
+ *	answered until rules_resume() drops the pause rules and the caller
+ *	releases what they held, or for= (a duration as in latency.h, at
+ *	most 1 h) after it arrived. The first matching pause rule decides.
+ *	rules_clear() leaves pause rules alone.
+ *
  * Hits: a latency rule counts the reads it matched (first match only), an
  * error rule the reads it failed.
  *
@@ -39,6 +46,7 @@
 #ifndef TESTFS_SLOW_RULES_H
 #define TESTFS_SLOW_RULES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -51,6 +59,8 @@ struct rule_verdict {
 	int err;	   /* 0 or a positive errno to answer with */
 	int latency_rule;  /* index of the matching --rule, -1 = the default */
 	int error_rule;	   /* index of the matching --error, -1 = none */
+	bool hold;	   /* a pause rule matched: hold the reply */
+	uint64_t hold_ns;  /* ... at most this long; 0 = until resumed */
 };
 
 /* Makes an empty set with the default model none. Returns 0 or -ENOMEM. */
@@ -87,6 +97,17 @@ int rules_add_error(struct rule_set *rs, const char *spec, char *err,
 		    size_t errlen);
 
 /*
+ * Appends a pause rule (--pause, ctl pause). Returns 0, -EINVAL with a
+ * message that quotes @spec (unknown key, bad pages, bad for=, a repeated
+ * key), or -ENOMEM.
+ */
+int rules_add_pause(struct rule_set *rs, const char *spec, char *err,
+		    size_t errlen);
+
+/* Drops every pause rule; returns how many there were. */
+size_t rules_resume(struct rule_set *rs);
+
+/*
  * Drops every latency and error rule, with their models and hit counts;
  * keeps the default model and the rules_errors_injected() total.
  */
@@ -109,7 +130,9 @@ void rules_decide(struct rule_set *rs, const char *file, uint64_t off,
  *  "rules":[{"file":"NAME" or null,"pages":[A,B] or null,"latency":"MODEL",
  *            "hits":N}, ...],
  *  "errors":[{"file":...,"pages":...,"errno":"EIO","times_left":N or null,
- *             "prob":P or null,"hits":N}, ...]}
+ *             "prob":P or null,"hits":N}, ...],
+ *  "pauses":[{"file":...,"pages":...,"for":"DURATION" or null,"hits":N},
+ *            ...]}
  * MODEL is latency_format()'s canonical form; errno is the name ("EIO"),
  * or the number as a string for errnos without a name here.
  */

@@ -43,6 +43,12 @@ struct error_rule {
 	uint64_t hits;
 };
 
+struct pause_rule {
+	struct rule_target target;
+	uint64_t hold_ns; /* for=: the longest hold; 0 until resume */
+	uint64_t hits;
+};
+
 /*
  * Parse a --rule or --error spec into @r (zeroed by the caller). Return 0,
  * -EINVAL with a message in @err, or -ENOMEM; on error the caller frees
@@ -51,6 +57,8 @@ struct error_rule {
 int latency_rule_parse(const char *spec, struct latency_rule *r, char *err,
 		       size_t errlen);
 int error_rule_parse(const char *spec, struct error_rule *r, char *err,
+		     size_t errlen);
+int pause_rule_parse(const char *spec, struct pause_rule *r, char *err,
 		     size_t errlen);
 void rule_target_free(struct rule_target *t);
 

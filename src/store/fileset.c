@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const struct {
 	const char *name;
@@ -109,7 +110,9 @@ static struct node *add_node(struct fileset *fs, uint64_t parent, char *path,
 	n->path = path;
 	n->name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	n->kind = kind;
+	n->backing_fd = -1;
 	atomic_init(&n->was_read, false);
+	atomic_init(&n->direct, false);
 	if (parent == 0) /* the root */
 		return n;
 	slot = key_hash(parent, n->name, strlen(n->name)) & fs->table_mask;
@@ -167,8 +170,11 @@ void fileset_destroy(struct fileset *fs)
 {
 	size_t i;
 
-	for (i = 0; i < fs->count; i++)
+	for (i = 0; i < fs->count; i++) {
 		free(fs->nodes[i].path);
+		if (fs->nodes[i].backing_fd >= 0)
+			close(fs->nodes[i].backing_fd);
+	}
 	free(fs->nodes);
 	free(fs->table);
 	memset(fs, 0, sizeof(*fs));
@@ -219,20 +225,20 @@ int fileset_check_path(const char *path, const char **why)
 	}
 }
 
-int fileset_add_file(struct fileset *fs, const char *path, uint64_t size,
-		     const struct testfs_pattern *pattern, const char **why)
+/*
+ * Finds or creates the directories of @path's first @dirs_len bytes (up to
+ * its last '/'); the parent's inode number in *parent.
+ */
+static int make_dirs(struct fileset *fs, const char *path, size_t dirs_len,
+		     uint64_t *parent, const char **why)
 {
-	uint64_t parent = 1;
-	const char *p = path, *slash;
+	const char *p = path, *slash, *end = path + dirs_len;
 	struct node *n;
 	char *copy;
-	int err;
 
-	err = fileset_check_path(path, why);
-	if (err)
-		return err;
-	while ((slash = strchr(p, '/'))) {
-		n = lookup_n(fs, parent, p, (size_t)(slash - p));
+	*parent = 1;
+	while (p < end && (slash = memchr(p, '/', (size_t)(end - p + 1)))) {
+		n = lookup_n(fs, *parent, p, (size_t)(slash - p));
 		if (n && n->kind != NODE_DIR) {
 			*why = "a parent directory of this name is already a file";
 			return -EEXIST;
@@ -240,31 +246,94 @@ int fileset_add_file(struct fileset *fs, const char *path, uint64_t size,
 		if (!n) {
 			copy = strndup(path, (size_t)(slash - path));
 			if (!copy ||
-			    !(n = add_node(fs, parent, copy, NODE_DIR))) {
+			    !(n = add_node(fs, *parent, copy, NODE_DIR))) {
 				*why = "out of memory";
 				return -ENOMEM;
 			}
 		}
-		parent = n->ino;
+		*parent = n->ino;
 		p = slash + 1;
 	}
-	n = fileset_lookup(fs, parent, p);
+	return 0;
+}
+
+static struct node *add_leaf(struct fileset *fs, const char *path,
+			     enum node_kind kind, const char **why, int *err)
+{
+	const char *slash;
+	uint64_t parent;
+	struct node *n;
+	char *copy;
+
+	*err = fileset_check_path(path, why);
+	if (*err)
+		return NULL;
+	slash = strrchr(path, '/');
+	*err = slash ? make_dirs(fs, path, (size_t)(slash - path), &parent, why)
+		     : (parent = 1, 0);
+	if (*err)
+		return NULL;
+	n = fileset_lookup(fs, parent, slash ? slash + 1 : path);
+	if (n && kind == NODE_DIR && n->kind == NODE_DIR)
+		return n;
 	if (n) {
 		*why = n->kind == NODE_DIR
 			       ? "a directory of this name is implied by another file"
 			       : "duplicate file name";
-		return -EEXIST;
+		*err = -EEXIST;
+		return NULL;
 	}
 	copy = strdup(path);
-	if (!copy || !(n = add_node(fs, parent, copy, NODE_FILE))) {
+	if (!copy || !(n = add_node(fs, parent, copy, kind))) {
 		*why = "out of memory";
-		return -ENOMEM;
+		*err = -ENOMEM;
+		return NULL;
 	}
+	return n;
+}
+
+int fileset_add_file(struct fileset *fs, const char *path, uint64_t size,
+		     const struct testfs_pattern *pattern, const char **why)
+{
+	struct node *n;
+	int err;
+
+	n = add_leaf(fs, path, NODE_FILE, why, &err);
+	if (!n)
+		return err;
 	n->size = size;
 	n->pattern = *pattern;
 	pattern_source_init(&n->source, pattern, n->path);
 	fs->nfiles++;
 	return 0;
+}
+
+int fileset_add_backing(struct fileset *fs, const char *path, uint64_t size,
+			uint16_t mode, int fd, bool direct, const char **why)
+{
+	static const struct testfs_pattern none = { TESTFS_PATTERN_ZERO, 0 };
+	struct node *n;
+	int err;
+
+	n = add_leaf(fs, path, NODE_FILE, why, &err);
+	if (!n) {
+		close(fd);
+		return err;
+	}
+	n->size = size;
+	n->pattern = none;
+	n->backing_fd = fd;
+	n->mode = mode & 0555;
+	atomic_store(&n->direct, direct);
+	fs->nfiles++;
+	return 0;
+}
+
+int fileset_add_dir(struct fileset *fs, const char *path, const char **why)
+{
+	int err;
+
+	return add_leaf(fs, path, NODE_DIR, why, &err) ? 0 : err;
 }
 
 struct node *fileset_find(struct fileset *fs, const char *path)

@@ -58,6 +58,15 @@ struct node {
 	uint64_t nchildren;
 	/* Set on the first read; drop-cache without a name visits these. */
 	atomic_bool was_read;
+	/*
+	 * A file of --backing DIR: its open descriptor (-1 for a synthetic
+	 * file) and whether reads bypass the backing page cache (O_DIRECT;
+	 * cleared for good if the backing file system refuses a read).
+	 */
+	int backing_fd;
+	atomic_bool direct;
+	/* A backing file's permission bits, less every write bit. */
+	uint16_t mode;
 };
 
 struct fileset {
@@ -90,6 +99,21 @@ int fileset_check_path(const char *path, const char **why);
  */
 int fileset_add_file(struct fileset *fs, const char *path, uint64_t size,
 		     const struct testfs_pattern *pattern, const char **why);
+
+/*
+ * Adds a file served from @fd (--backing), which the set now owns (closed
+ * by fileset_destroy(), also on error); @size is fixed from here on, and
+ * @mode's read and execute bits are served (a program runs from there).
+ * Returns as fileset_add_file().
+ */
+int fileset_add_backing(struct fileset *fs, const char *path, uint64_t size,
+			uint16_t mode, int fd, bool direct, const char **why);
+
+/*
+ * Adds directory @path and its parents (an empty directory of --backing
+ * DIR). Returns 0 (also if it exists), or as fileset_add_file().
+ */
+int fileset_add_dir(struct fileset *fs, const char *path, const char **why);
 
 struct node *fileset_get(struct fileset *fs, uint64_t ino);
 struct node *fileset_lookup(struct fileset *fs, uint64_t parent,
