@@ -74,7 +74,11 @@ struct testfs {
 	struct log_writer *writer; /* NULL without --log */
 	struct testfs_stats stats; /* read path, atomics */
 	struct fuse_session *se;
-	pthread_t serving_thread; /* runs the request loop */
+	pthread_t serving_thread; /* runs (or waits for) the request loop */
+	/* Request threads: 1 serves on serving_thread; more use cloned device
+	 * fds when clone_fd is true (probed before serving, see serve()). */
+	unsigned threads;
+	bool clone_fd;
 	char *mountpoint;	  /* absolute */
 	uint32_t page_size;
 	uid_t uid;

@@ -21,6 +21,7 @@
 #include "../correlate/correlate.h"
 #include "../fuse/fs_ops.h"
 #include "../slow/delay_queue.h"
+#include "loop_mt.h"
 #include "startup.h"
 
 #ifndef SYS_pidfd_open
@@ -181,6 +182,10 @@ static void *ready_main(void *arg)
 		(long long)t->knobs.max_background,
 		(long long)t->knobs.congestion_threshold,
 		(unsigned long long)t->log.capacity);
+	if (t->threads > 1)
+		snprintf(line + strlen(line), sizeof(line) - strlen(line),
+			 ", %u request threads%s", t->threads,
+			 t->clone_fd ? "" : " on one fd");
 	if (o->ready_fd >= 0) {
 		if (write(o->ready_fd, "ready\n", 6) < 0)
 			startup_warn("--ready-fd %d: %s", o->ready_fd,
@@ -247,6 +252,7 @@ int serve(struct testfs *t)
 	int ret, status = 1;
 
 	t->serving_thread = pthread_self();
+	t->threads = (unsigned)t->opts->threads;
 	if (make_args(t, &args)) {
 		startup_fail(1, "out of memory");
 		return 1;
@@ -282,6 +288,11 @@ int serve(struct testfs *t)
 		startup_fail(1, "--trace: %s", t->trace_why);
 		goto out_unmount;
 	}
+	/* Known before the first request, for .testfs/config. */
+	t->clone_fd = t->threads > 1 && loop_mt_clone_works(t->se);
+	if (t->threads > 1 && !t->clone_fd)
+		startup_warn("--threads %u: the kernel refuses a cloned /dev/fuse fd; the threads share one",
+			     t->threads);
 	ret = start_helper(&ready_th, ready_main, t);
 	if (ret) {
 		startup_fail(1, "cannot start a thread: %s", strerror(ret));
@@ -296,7 +307,8 @@ int serve(struct testfs *t)
 		else
 			watching = true;
 	}
-	ret = fuse_session_loop(t->se);
+	ret = t->threads > 1 ? loop_mt_run(t->se, t->threads, t->clone_fd)
+			     : fuse_session_loop(t->se);
 	drain_workers(t);
 	/* Delayed replies still queued are answered before unmounting. */
 	delay_queue_stop(t->delays);

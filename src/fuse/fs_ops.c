@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -208,12 +209,33 @@ static void read_control(fuse_req_t req, size_t size, off_t off,
 	fuse_reply_buf(req, data, len);
 }
 
+/*
+ * Each request thread's reply buffer. A key, not a __thread pointer:
+ * with --threads the threads end at unmount and the key's destructor
+ * frees their buffers (on the main thread, serve() ends the loop).
+ */
+static pthread_key_t read_buf_key;
+static pthread_once_t read_buf_once = PTHREAD_ONCE_INIT;
+
+static void read_buf_key_init(void)
+{
+	if (pthread_key_create(&read_buf_key, free) != 0)
+		abort();
+}
+
 static char *read_buffer(void)
 {
-	static __thread char *buf;
+	char *buf;
 
-	if (!buf)
+	pthread_once(&read_buf_once, read_buf_key_init);
+	buf = pthread_getspecific(read_buf_key);
+	if (!buf) {
 		buf = aligned_alloc(4096, TESTFS_READ_MAX);
+		if (buf && pthread_setspecific(read_buf_key, buf) != 0) {
+			free(buf);
+			buf = NULL;
+		}
+	}
 	return buf;
 }
 
