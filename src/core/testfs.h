@@ -79,7 +79,7 @@ struct testfs {
 	 * fds when clone_fd is true (probed before serving, see serve()). */
 	unsigned threads;
 	bool clone_fd;
-	char *mountpoint;	  /* absolute */
+	char *mountpoint; /* absolute */
 	uint32_t page_size;
 	uid_t uid;
 	gid_t gid;

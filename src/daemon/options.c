@@ -245,8 +245,8 @@ int options_apply(struct options *o, const struct opt_desc *d, const char *val,
 		return set_int(&o->congestion_threshold, what, val, 1, 65535,
 			       err, errlen);
 	case OPT_THREADS:
-		return set_int(&o->threads, what, val, 1, TESTFS_THREADS_MAX, err,
-			       errlen);
+		return set_int(&o->threads, what, val, 1, TESTFS_THREADS_MAX,
+			       err, errlen);
 	case OPT_LOG:
 		return set_string(&o->log_path, what, val, err, errlen);
 	case OPT_LOG_CAPACITY:

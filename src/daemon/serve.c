@@ -291,8 +291,9 @@ int serve(struct testfs *t)
 	/* Known before the first request, for .testfs/config. */
 	t->clone_fd = t->threads > 1 && loop_mt_clone_works(t->se);
 	if (t->threads > 1 && !t->clone_fd)
-		startup_warn("--threads %u: the kernel refuses a cloned /dev/fuse fd; the threads share one",
-			     t->threads);
+		startup_warn(
+			"--threads %u: the kernel refuses a cloned /dev/fuse fd; the threads share one",
+			t->threads);
 	ret = start_helper(&ready_th, ready_main, t);
 	if (ret) {
 		startup_fail(1, "cannot start a thread: %s", strerror(ret));
