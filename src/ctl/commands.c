@@ -468,8 +468,10 @@ struct control_session *control_session_new(struct testfs *t)
 
 	/* .testfs/error explains what went wrong since ctl was last opened. */
 	control_set_error(t, "%s", "");
-	if (s)
+	if (s) {
+		pthread_mutex_init(&s->lock, NULL);
 		testfs_track(t, &s->link, release_session);
+	}
 	return s;
 }
 
@@ -479,11 +481,12 @@ void control_session_free(struct testfs *t, struct control_session *s)
 		return;
 	testfs_untrack(t, &s->link);
 	strbuf_free(&s->pending);
+	pthread_mutex_destroy(&s->lock);
 	free(s);
 }
 
-void control_write(struct testfs *t, fuse_req_t req, struct control_session *s,
-		   const char *buf, size_t len)
+static void write_locked(struct testfs *t, fuse_req_t req,
+			 struct control_session *s, const char *buf, size_t len)
 {
 	struct command_batch *b;
 	const char *nl;
@@ -522,11 +525,20 @@ void control_write(struct testfs *t, fuse_req_t req, struct control_session *s,
 	start_batch(t, b);
 }
 
-void control_flush(struct testfs *t, fuse_req_t req, struct control_session *s)
+void control_write(struct testfs *t, fuse_req_t req, struct control_session *s,
+		   const char *buf, size_t len)
+{
+	pthread_mutex_lock(&s->lock);
+	write_locked(t, req, s, buf, len);
+	pthread_mutex_unlock(&s->lock);
+}
+
+static void flush_locked(struct testfs *t, fuse_req_t req,
+			 struct control_session *s)
 {
 	struct command_batch *b;
 
-	if (!s || s->pending.len == 0)
+	if (s->pending.len == 0)
 		return (void)fuse_reply_err(req, 0);
 	b = calloc(1, sizeof(*b));
 	if (!b || !(b->text = strndup(s->pending.data, s->pending.len))) {
@@ -538,4 +550,13 @@ void control_flush(struct testfs *t, fuse_req_t req, struct control_session *s)
 	b->req = req;
 	b->is_flush = true;
 	start_batch(t, b);
+}
+
+void control_flush(struct testfs *t, fuse_req_t req, struct control_session *s)
+{
+	if (!s)
+		return (void)fuse_reply_err(req, 0);
+	pthread_mutex_lock(&s->lock);
+	flush_locked(t, req, s);
+	pthread_mutex_unlock(&s->lock);
 }

@@ -52,6 +52,10 @@ void control_snapshot_read(struct testfs *t, struct control_snapshot *snap,
 /* The state of one open of .testfs/ctl: a line not yet complete. */
 struct control_session {
 	struct handle_link link;
+	/* With --threads, a write and a flush of one session (a dup'ed fd
+	 * closed meanwhile) may be served at once: pending is theirs in
+	 * turn, and its lines run in the order they were written. */
+	pthread_mutex_t lock;
 	struct strbuf pending;
 };
 
