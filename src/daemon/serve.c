@@ -168,11 +168,9 @@ static void *ready_main(void *arg)
 		testfs_stop_serving(t);
 		return NULL;
 	}
+	/* .testfs/config may be read (and the knobs refreshed) meanwhile. */
 	pthread_mutex_lock(&t->ctl_lock);
 	knobs_apply(t, me.dev, warn, sizeof(warn));
-	pthread_mutex_unlock(&t->ctl_lock);
-	if (warn[0])
-		startup_warn("%s", warn);
 	snprintf(
 		line, sizeof(line),
 		"%zu file%s at %s (bdi %s): read_ahead_kb %lld, max_pages %lld, max_background %lld, congestion_threshold %lld, log capacity %llu",
@@ -182,6 +180,9 @@ static void *ready_main(void *arg)
 		(long long)t->knobs.max_background,
 		(long long)t->knobs.congestion_threshold,
 		(unsigned long long)t->log.capacity);
+	pthread_mutex_unlock(&t->ctl_lock);
+	if (warn[0])
+		startup_warn("%s", warn);
 	if (t->threads > 1)
 		snprintf(line + strlen(line), sizeof(line) - strlen(line),
 			 ", %u request threads%s", t->threads,

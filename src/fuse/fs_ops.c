@@ -194,21 +194,6 @@ static void fs_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	fuse_reply_err(req, 0);
 }
 
-static void read_control(fuse_req_t req, size_t size, off_t off,
-			 struct fuse_file_info *fi)
-{
-	struct control_snapshot *snap =
-		(struct control_snapshot *)(uintptr_t)fi->fh;
-	const char *data;
-	size_t len;
-
-	if (!snap || off < 0)
-		return (void)fuse_reply_buf(req, NULL, 0);
-	control_snapshot_read(fs_of(req), snap, (uint64_t)off, size, &data,
-			      &len);
-	fuse_reply_buf(req, data, len);
-}
-
 /*
  * Each request thread's reply buffer. A key, not a __thread pointer:
  * with --threads the threads end at unmount and the key's destructor
@@ -237,6 +222,26 @@ static char *read_buffer(void)
 		}
 	}
 	return buf;
+}
+
+static void read_control(fuse_req_t req, size_t size, off_t off,
+			 struct fuse_file_info *fi)
+{
+	struct control_snapshot *snap =
+		(struct control_snapshot *)(uintptr_t)fi->fh;
+	char *copy = read_buffer();
+	const char *data;
+	size_t len;
+
+	if (!snap || off < 0)
+		return (void)fuse_reply_buf(req, NULL, 0);
+	if (!copy)
+		return (void)fuse_reply_err(req, ENOMEM);
+	if (size > TESTFS_READ_MAX)
+		size = TESTFS_READ_MAX;
+	control_snapshot_read(fs_of(req), snap, (uint64_t)off, size, copy,
+			      &data, &len);
+	fuse_reply_buf(req, data, len);
 }
 
 /*
