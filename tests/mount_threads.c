@@ -146,15 +146,13 @@ static void run_readers(enum access how)
 
 TestSuite(threads, .init = start_threads, .fini = stop, .timeout = 120);
 
-Test(threads, config_says_threads_and_clone_fd)
+Test(threads, config_says_threads)
 {
 	char path[256], *text;
 
 	snprintf(path, sizeof(path), "%s/.testfs/config", mnt.dir);
 	text = harness_read_file(path, NULL);
 	cr_assert_not_null(strstr(text, "\"threads\":4,"), "%s", text);
-	/* Every kernel since 4.2 has FUSE_DEV_IOC_CLONE. */
-	cr_assert_not_null(strstr(text, "\"clone_fd\":true"), "%s", text);
 	free(text);
 }
 

@@ -75,10 +75,9 @@ struct testfs {
 	struct testfs_stats stats; /* read path, atomics */
 	struct fuse_session *se;
 	pthread_t serving_thread; /* runs (or waits for) the request loop */
-	/* Request threads: 1 serves on serving_thread; more use cloned device
-	 * fds when clone_fd is true (probed before serving, see serve()). */
+	/* Request threads (--threads): 1 serves on serving_thread, more
+	 * through daemon/loop_mt.c while serving_thread waits. */
 	unsigned threads;
-	bool clone_fd;
 	char *mountpoint; /* absolute */
 	uint32_t page_size;
 	uid_t uid;

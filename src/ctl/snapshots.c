@@ -214,9 +214,8 @@ static void render_config(struct testfs *t, struct strbuf *sb)
 		 t->knobs.congestion_threshold);
 	strbuf_addf(
 		sb,
-		"\"max_pages_limit\":%lld,\"keep_cache\":true,\"auto_inval_data\":false,\"threads\":%u,\"clone_fd\":%s,",
-		(long long)t->knobs.max_pages_limit, t->threads,
-		t->clone_fd ? "true" : "false");
+		"\"max_pages_limit\":%lld,\"keep_cache\":true,\"auto_inval_data\":false,\"threads\":%u,",
+		(long long)t->knobs.max_pages_limit, t->threads);
 	strbuf_addf(sb, "\"log_capacity\":%" PRIu64 ",\"log_path\":",
 		    t->log.capacity);
 	if (o->log_path)

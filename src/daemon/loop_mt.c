@@ -1,50 +1,126 @@
 // SPDX-License-Identifier: MIT
-#define FUSE_USE_VERSION 312
-
 #include "loop_mt.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <fuse_lowlevel.h>
-#include <stdint.h>
-#include <sys/ioctl.h>
-#include <unistd.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
 
-/* <linux/fuse.h>: attach this fd to the connection of the fd given. */
-#ifndef FUSE_DEV_IOC_CLONE
-#define FUSE_DEV_IOC_CLONE _IOR(229, 0, uint32_t)
-#endif
+#include "../fuse/fs_ops.h"
 
-bool loop_mt_clone_works(struct fuse_session *se)
+struct loop_mt {
+	struct testfs *t;
+	/* Held by the thread whose turn it is to read /dev/fuse. */
+	pthread_mutex_t turn;
+	sem_t ended; /* posted by a thread that saw the session end */
+	int error;   /* under turn */
+};
+
+static void unlock_turn(void *arg)
 {
-	uint32_t master = (uint32_t)fuse_session_fd(se);
-	bool ok;
-	int fd;
-
-	fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	ok = ioctl(fd, FUSE_DEV_IOC_CLONE, &master) == 0;
-	close(fd);
-	return ok;
+	pthread_mutex_unlock(arg);
 }
 
-int loop_mt_run(struct fuse_session *se, unsigned threads, bool clone_fd)
+static void free_buf(void *arg)
 {
-	struct fuse_loop_config *cfg = fuse_loop_cfg_create();
-	int ret;
+	free(((struct fuse_buf *)arg)->mem);
+}
 
-	if (!cfg)
+static void *request_thread(void *arg)
+{
+	struct loop_mt *l = arg;
+	struct fuse_session *se = l->t->se;
+	struct fuse_buf buf;
+	int res;
+
+	memset(&buf, 0, sizeof(buf));
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+	pthread_cleanup_push(free_buf, &buf);
+	for (;;) {
+		pthread_mutex_lock(&l->turn);
+		if (fuse_session_exited(se)) {
+			pthread_mutex_unlock(&l->turn);
+			break;
+		}
+		/*
+		 * Ending the loop cancels the thread waiting in read(2); the
+		 * others are not waiting there and finish their request.
+		 */
+		pthread_cleanup_push(unlock_turn, &l->turn);
+		pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
+		res = fuse_session_receive_buf(se, &buf);
+		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+		if (res > 0)
+			fs_claim(l->t, &buf);
+		else if (res < 0 && res != -EINTR && !l->error)
+			l->error = res;
+		pthread_cleanup_pop(1);
+		if (res == -EINTR)
+			continue;
+		if (res <= 0) {
+			/* 0: unmounted (libfuse has ended the session). */
+			fuse_session_exit(se);
+			break;
+		}
+		fuse_session_process_buf(se, &buf);
+		fs_claim_settle(l->t);
+	}
+	pthread_cleanup_pop(1);
+	sem_post(&l->ended);
+	return NULL;
+}
+
+/* Request threads take no signal: they reach the waiting thread. */
+static int start_thread(pthread_t *th, struct loop_mt *l)
+{
+	sigset_t set, old;
+	int err;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGQUIT);
+	pthread_sigmask(SIG_BLOCK, &set, &old);
+	err = pthread_create(th, NULL, request_thread, l);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return err;
+}
+
+int loop_mt_run(struct testfs *t)
+{
+	struct loop_mt l = { .t = t };
+	pthread_t *th = calloc(t->threads, sizeof(*th));
+	unsigned n = 0, i;
+	int ret = 0;
+
+	if (!th)
 		return -ENOMEM;
-	fuse_loop_cfg_set_max_threads(cfg, threads);
-	/*
-	 * Idle threads are kept (no more than @threads can be idle): ending
-	 * one when a burst is over and starting another on the next would
-	 * cost a thread creation per readahead window.
-	 */
-	fuse_loop_cfg_set_idle_threads(cfg, threads);
-	fuse_loop_cfg_set_clone_fd(cfg, clone_fd);
-	ret = fuse_session_loop_mt(se, cfg);
-	fuse_loop_cfg_destroy(cfg);
+	pthread_mutex_init(&l.turn, NULL);
+	sem_init(&l.ended, 0, 0);
+	for (; n < t->threads; n++) {
+		ret = start_thread(&th[n], &l);
+		if (ret)
+			break;
+	}
+	if (n == 0) {
+		ret = -ret;
+		goto out;
+	}
+	/* Interrupted by the signal that ends the session. */
+	while (!fuse_session_exited(t->se))
+		sem_wait(&l.ended);
+	for (i = 0; i < n; i++)
+		pthread_cancel(th[i]);
+	for (i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
+	ret = l.error;
+out:
+	sem_destroy(&l.ended);
+	pthread_mutex_destroy(&l.turn);
+	free(th);
+	fuse_session_reset(t->se);
 	return ret;
 }

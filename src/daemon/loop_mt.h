@@ -1,30 +1,32 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The multi-threaded request loop (--threads N, N > 1). Kept apart from
- * serve.c because libfuse's thread count is only settable through the
- * loop configuration of FUSE API 3.12, while the rest of testfs builds
- * against API 3.4, whose struct fuse_loop_config has a different layout.
+ * The multi-threaded request loop (--threads N, N > 1).
+ *
+ * The log's order is the kernel's: a read's position is its place among
+ * the requests the kernel queued, which the readahead tests and the
+ * correlator read windows from. So the N threads take turns at reading
+ * /dev/fuse (one waits in read(2), the others answer what they took), and
+ * a data read's log position and arrival time are claimed before the
+ * turn passes on. Answering (generating the data, the reply, the delay
+ * queue, rules) runs in parallel.
+ *
+ * All threads read the one session fd. A cloned fd per thread
+ * (FUSE_DEV_IOC_CLONE) would not change that order, as every fd of a
+ * connection takes requests from one queue; but replies must go to the
+ * fd a request was read from, and libfuse 3.14 routes them so only in
+ * its own loop, which hands out requests without an order.
  */
 #ifndef TESTFS_LOOP_MT_H
 #define TESTFS_LOOP_MT_H
 
-#include <stdbool.h>
-
-struct fuse_session;
+#include "../core/testfs.h"
 
 /*
- * Whether a second device fd can be attached to @se's connection
- * (FUSE_DEV_IOC_CLONE): then each request thread reads its own fd. The
- * probe's fd is closed again; that does not end the connection.
+ * Serves @t->se with @t->threads threads, the calling thread waiting for
+ * the end (a signal or testfs_stop_serving() reach it). Returns like
+ * fuse_session_loop(): 0 when ended by a signal or the unmount, or
+ * -errno; the session is reset, so it may be served again.
  */
-bool loop_mt_clone_works(struct fuse_session *se);
-
-/*
- * Serves @se with up to @threads request threads (each started when all
- * others are busy, kept until the loop ends), each on a cloned fd when
- * @clone_fd. Returns like fuse_session_loop(): 0, -errno, or the signal
- * that ended it.
- */
-int loop_mt_run(struct fuse_session *se, unsigned threads, bool clone_fd);
+int loop_mt_run(struct testfs *t);
 
 #endif

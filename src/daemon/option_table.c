@@ -47,10 +47,9 @@ static const struct opt_desc opt_table[] = {
 	  "(1..max-background). Default: kernel (9), or 3/4 of "
 	  "--max-background if given" },
 	{ "threads", 0, OPT_THREADS, true, true, SEC_KNOBS, "N",
-	  "request threads over /dev/fuse (1..256), each on its own cloned "
-	  "device fd where the kernel allows; threads start as requests "
-	  "wait and stay until unmount. 1 serves on the main thread. Every "
-	  "read is logged exactly as with one thread. Default 1" },
+	  "request threads (1..256): they take turns reading /dev/fuse and "
+	  "answer in parallel; every read is logged in the kernel's order, "
+	  "as with one thread. Default 1" },
 	{ "latency", 0, OPT_LATENCY, true, true, SEC_SLOW, "MODEL",
 	  "latency of every data read that no --rule matches: none, fixed:DUR, "
 	  "uniform:MIN-MAX, normal:MEAN,SD, lognormal:MEDIAN,SIGMA (random "

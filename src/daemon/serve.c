@@ -185,8 +185,7 @@ static void *ready_main(void *arg)
 		startup_warn("%s", warn);
 	if (t->threads > 1)
 		snprintf(line + strlen(line), sizeof(line) - strlen(line),
-			 ", %u request threads%s", t->threads,
-			 t->clone_fd ? "" : " on one fd");
+			 ", %u request threads", t->threads);
 	if (o->ready_fd >= 0) {
 		if (write(o->ready_fd, "ready\n", 6) < 0)
 			startup_warn("--ready-fd %d: %s", o->ready_fd,
@@ -289,12 +288,6 @@ int serve(struct testfs *t)
 		startup_fail(1, "--trace: %s", t->trace_why);
 		goto out_unmount;
 	}
-	/* Known before the first request, for .testfs/config. */
-	t->clone_fd = t->threads > 1 && loop_mt_clone_works(t->se);
-	if (t->threads > 1 && !t->clone_fd)
-		startup_warn(
-			"--threads %u: the kernel refuses a cloned /dev/fuse fd; the threads share one",
-			t->threads);
 	ret = start_helper(&ready_th, ready_main, t);
 	if (ret) {
 		startup_fail(1, "cannot start a thread: %s", strerror(ret));
@@ -309,8 +302,7 @@ int serve(struct testfs *t)
 		else
 			watching = true;
 	}
-	ret = t->threads > 1 ? loop_mt_run(t->se, t->threads, t->clone_fd)
-			     : fuse_session_loop(t->se);
+	ret = t->threads > 1 ? loop_mt_run(t) : fuse_session_loop(t->se);
 	drain_workers(t);
 	/* Delayed replies still queued are answered before unmounting. */
 	delay_queue_stop(t->delays);

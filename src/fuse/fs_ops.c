@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/fuse.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -244,6 +245,65 @@ static void read_control(fuse_req_t req, size_t size, off_t off,
 	fuse_reply_buf(req, data, len);
 }
 
+/* A data read's log position, taken as it was received (fs_claim()). */
+struct claim {
+	bool taken;
+	uint64_t pos;
+	uint64_t arrived;
+	struct log_record *rec;
+	uint64_t ino;
+	uint64_t off;
+	uint32_t size;
+	uint32_t pid;
+};
+
+static __thread struct claim claim;
+
+void fs_claim(struct testfs *t, const struct fuse_buf *buf)
+{
+	const struct fuse_in_header *in = buf->mem;
+	const struct fuse_read_in *rd;
+	struct node *n;
+
+	/* A spliced request is not in memory: its handler reserves. */
+	if (buf->flags & FUSE_BUF_IS_FD ||
+	    buf->size < sizeof(*in) + sizeof(*rd) || in->opcode != FUSE_READ)
+		return;
+	n = fileset_get(&t->files, in->nodeid);
+	if (!n || n->kind != NODE_FILE)
+		return;
+	rd = (const struct fuse_read_in *)(in + 1);
+	claim.arrived = clock_now_ns();
+	claim.rec = log_ring_reserve(&t->log, &claim.pos);
+	claim.ino = in->nodeid;
+	claim.off = rd->offset;
+	claim.size = rd->size;
+	claim.pid = in->pid;
+	claim.taken = true;
+}
+
+void fs_claim_settle(struct testfs *t)
+{
+	struct log_record *rec = claim.rec;
+
+	if (!claim.taken)
+		return;
+	/* Never reached the handler: logged as a read that failed. */
+	claim.taken = false;
+	rec->t_ns = claim.arrived;
+	rec->kind = LOG_READ;
+	rec->flags = 0;
+	rec->reserved = 0;
+	memset(&rec->read, 0, sizeof(rec->read));
+	rec->read.ino = claim.ino;
+	rec->read.off = claim.off;
+	rec->read.len = claim.size;
+	rec->read.pid = claim.pid;
+	rec->read.err = ECANCELED;
+	rec->read.done_ns = clock_now_ns();
+	log_ring_publish(&t->log, claim.pos);
+}
+
 /*
  * The reply's data: up to @size bytes of @n at @off, generated into @buf
  * (the pattern is computed, so there is no stored copy to splice from);
@@ -300,7 +360,14 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	/* Read before writing: the flag's cache line stays shared. */
 	if (!atomic_load_explicit(&n->was_read, memory_order_relaxed))
 		atomic_store_explicit(&n->was_read, true, memory_order_relaxed);
-	rec = log_ring_reserve(&t->log, &pos);
+	if (claim.taken && claim.ino == ino && claim.off == (uint64_t)off) {
+		claim.taken = false;
+		arrived = claim.arrived;
+		pos = claim.pos;
+		rec = claim.rec;
+	} else {
+		rec = log_ring_reserve(&t->log, &pos);
+	}
 	rec->t_ns = arrived;
 	rec->kind = LOG_READ;
 	/* O_DIRECT reads bypass the page cache: say so, or the log and
