@@ -422,15 +422,11 @@ static void attribute(struct correlator *c, uint64_t pos,
 		a = b->a;
 		batch_ts = b->ts;
 		/*
-		 * A batch's reads are sent in page order and never twice:
-		 * what lies before the end of this read is done with, so a
-		 * later read of those pages (after eviction) is not taken
-		 * for it. With several request threads they may reach the
-		 * log out of order, so only a read at the start of what is
-		 * left moves the start; one further on leaves it, and its
-		 * earlier sibling still finds the batch.
+		 * A batch's reads arrive in page order and never twice: what
+		 * lies before the end of this read is done with, so a later
+		 * read of those pages (after eviction) is not taken for it.
 		 */
-		if (first <= b->first && last + 1 > b->first)
+		if (last + 1 > b->first)
 			b->first = last + 1 < b->end ? last + 1 : b->end;
 	} else if (c->have_ra && st &&
 		   fault_before(st, rec->read.pid, first, rec->t_ns)) {
