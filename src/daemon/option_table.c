@@ -49,7 +49,7 @@ static const struct opt_desc opt_table[] = {
 	{ "threads", 0, OPT_THREADS, true, true, SEC_KNOBS, "N",
 	  "request threads (1..256): they take turns reading /dev/fuse and "
 	  "answer in parallel; every read is logged in the kernel's order, "
-	  "as with one thread. Default 1" },
+	  "as with one thread. Default 4" },
 	{ "latency", 0, OPT_LATENCY, true, true, SEC_SLOW, "MODEL",
 	  "latency of every data read that no --rule matches: none, fixed:DUR, "
 	  "uniform:MIN-MAX, normal:MEAN,SD, lognormal:MEDIAN,SIGMA (random "

@@ -183,9 +183,11 @@ static void *ready_main(void *arg)
 	pthread_mutex_unlock(&t->ctl_lock);
 	if (warn[0])
 		startup_warn("%s", warn);
-	if (t->threads > 1)
+	/* Said only when not the default, so the usual line stays short. */
+	if (t->threads != OPTIONS_DEFAULT_THREADS)
 		snprintf(line + strlen(line), sizeof(line) - strlen(line),
-			 ", %u request threads", t->threads);
+			 ", %u request thread%s", t->threads,
+			 t->threads == 1 ? "" : "s");
 	if (o->ready_fd >= 0) {
 		if (write(o->ready_fd, "ready\n", 6) < 0)
 			startup_warn("--ready-fd %d: %s", o->ready_fd,

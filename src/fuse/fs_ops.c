@@ -255,6 +255,9 @@ struct claim {
 	uint64_t off;
 	uint32_t size;
 	uint32_t pid;
+	/* Decided here too: latency models and error counts see the reads
+	 * in the kernel's order, at the arrival times the log shows. */
+	struct rule_verdict v;
 };
 
 static __thread struct claim claim;
@@ -279,6 +282,12 @@ void fs_claim(struct testfs *t, const struct fuse_buf *buf)
 	claim.off = rd->offset;
 	claim.size = rd->size;
 	claim.pid = in->pid;
+	claim.v = (struct rule_verdict){ 0, 0, -1, -1 };
+	if (atomic_load_explicit(&t->slow_active, memory_order_relaxed))
+		rules_decide(t->rules, n->path, claim.off,
+			     claim.size < TESTFS_READ_MAX ? claim.size
+							  : TESTFS_READ_MAX,
+			     claim.arrived, &claim.v);
 	claim.taken = true;
 }
 
@@ -338,6 +347,7 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	struct rule_verdict v = { 0, 0, -1, -1 };
 	struct delayed_reply dr;
 	struct log_record *rec;
+	bool claimed;
 	char *buf;
 
 	if (!n || n->kind == NODE_DIR)
@@ -346,9 +356,15 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		return read_control(req, size, off, fi);
 	if (size > TESTFS_READ_MAX)
 		size = TESTFS_READ_MAX;
-	if (atomic_load_explicit(&t->slow_active, memory_order_relaxed))
+	claimed = claim.taken && claim.ino == ino && claim.off == (uint64_t)off;
+	if (claimed) {
+		arrived = claim.arrived;
+		v = claim.v;
+	} else if (atomic_load_explicit(&t->slow_active,
+					memory_order_relaxed)) {
 		rules_decide(t->rules, n->path, (uint64_t)off, size, arrived,
 			     &v);
+	}
 	buf = v.delay_ns ? delay_queue_buffer(t->delays) : read_buffer();
 	if (!buf)
 		return (void)fuse_reply_err(req, ENOMEM);
@@ -360,9 +376,8 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	/* Read before writing: the flag's cache line stays shared. */
 	if (!atomic_load_explicit(&n->was_read, memory_order_relaxed))
 		atomic_store_explicit(&n->was_read, true, memory_order_relaxed);
-	if (claim.taken && claim.ino == ino && claim.off == (uint64_t)off) {
+	if (claimed) {
 		claim.taken = false;
-		arrived = claim.arrived;
 		pos = claim.pos;
 		rec = claim.rec;
 	} else {
