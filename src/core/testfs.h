@@ -142,7 +142,8 @@ void testfs_free_handles(struct testfs *t);
 
 /*
  * Ends the request loop (as a signal would): its read() returns EINTR and
- * it sees the exit. Any thread may call it.
+ * it sees the exit (with --threads, serving_thread waits for the request
+ * threads and ends them). Any thread may call it.
  */
 void testfs_stop_serving(struct testfs *t);
 
