@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * --threads 4 with 16 concurrent readers: the log stays exact (the pages
- * it says were fetched are the pages the page cache holds, none twice,
+ * --threads 4 (and 1) with 16 concurrent readers: the log stays exact (the
+ * pages it says were fetched are the pages the page cache holds, none twice,
  * the data right), and every way of ending the daemon still ends all of
  * its request threads with today's exit status.
  */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -144,6 +145,22 @@ static void run_readers(enum access how)
 	}
 }
 
+static unsigned count_tasks(pid_t pid)
+{
+	char path[64];
+	struct dirent *e;
+	unsigned n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	cr_assert_not_null(d, "%s: %s", path, strerror(errno));
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
 TestSuite(threads, .init = start_threads, .fini = stop, .timeout = 120);
 
 Test(threads, config_says_threads)
@@ -154,6 +171,8 @@ Test(threads, config_says_threads)
 	text = harness_read_file(path, NULL);
 	cr_assert_not_null(strstr(text, "\"threads\":4,"), "%s", text);
 	free(text);
+	/* The main thread waits while 4 request threads serve. */
+	cr_assert_geq(count_tasks(mnt.pid), 5, "fewer threads than expected");
 }
 
 Test(threads, sixteen_sequential_readers_4k)
@@ -205,6 +224,39 @@ Test(threads, log_is_gapless)
 			     (unsigned long long)log.recs[i].seq,
 			     (unsigned long long)log.recs[i - 1].seq);
 	harness_log_free(&log);
+}
+
+/* --threads 1: the loop on the main thread, as before threads. */
+static void start_one(void)
+{
+	static const char *const args[] = {
+		"--file", "big.bin:64M", "--threads", "1", "--ra-kb",
+		"1024",	  "--max-pages", "32",	      NULL
+	};
+
+	harness_start(&mnt, args);
+}
+
+TestSuite(one_thread, .init = start_one, .fini = stop, .timeout = 120);
+
+Test(one_thread, config_says_one)
+{
+	char path[256], *text;
+
+	snprintf(path, sizeof(path), "%s/.testfs/config", mnt.dir);
+	text = harness_read_file(path, NULL);
+	cr_assert_not_null(strstr(text, "\"threads\":1,"), "%s", text);
+	free(text);
+}
+
+Test(one_thread, sixteen_sequential_readers_4k)
+{
+	size_t fetched;
+
+	cold("big.bin");
+	run_readers(ACCESS_PREAD_4K);
+	fetched = harness_assert_log_matches_cache(&mnt, "big.bin", BIG_PAGES);
+	cr_assert_geq(fetched, BIG_PAGES, "only %zu pages fetched", fetched);
 }
 
 /* ---- ending the daemon while its threads are busy ---- */
