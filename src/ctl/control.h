@@ -46,9 +46,10 @@ void control_snapshot_free(struct testfs *t, struct control_snapshot *snap);
 /*
  * The bytes of @snap at [@off, @off + @size): *@data and *@len (0 at the
  * end). Sequential reads of a streamed log render only what they need; a
- * read before the current position starts the rendering over. A streamed
- * log's bytes are copied into @copy (@size bytes), since its window moves
- * on as soon as the lock is dropped; a fixed snapshot's are its own.
+ * read before the current position starts the rendering over. The bytes
+ * are copied into @copy (@size bytes): a streamed log's window moves on
+ * once its lock is dropped, and any snapshot may be freed as soon as the
+ * reply reaches the client.
  */
 void control_snapshot_read(struct testfs *t, struct control_snapshot *snap,
 			   uint64_t off, size_t size, char *copy,
