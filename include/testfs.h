@@ -56,7 +56,7 @@ struct testfs_mount;
 struct testfs_config {
 	/**
 	 * Files to serve, "NAME:SIZE[:PATTERN]" as for --file, ending with
-	 * NULL. NULL serves the daemon's default set (see the README).
+	 * NULL. NULL serves the daemon's default set (testfs(8), --file).
 	 */
 	const char *const *files;
 	/** read_ahead_kb of the mount; 0 keeps the kernel's (128). */
@@ -182,7 +182,10 @@ int testfs_find_daemon(const struct testfs_config *cfg, char *buf, size_t size);
 /** The mountpoint (absolute path). */
 const char *testfs_mountpoint(const struct testfs_mount *fs);
 
-/** The daemon's pid; -1 for an attached instance (the mount does not say). */
+/**
+ * The daemon's pid. For an attached instance, the pid its config gives
+ * (in the daemon's pid namespace); -1 when it gives none.
+ */
 pid_t testfs_pid(const struct testfs_mount *fs);
 
 /**
@@ -311,6 +314,8 @@ struct testfs_settings {
 	char trace_why[256];
 	/** The number of files the daemon serves. */
 	size_t files;
+	/** The daemon's process id (its pid namespace's); -1 if not said. */
+	pid_t pid;
 };
 
 /**

@@ -73,6 +73,7 @@ int testfs_attach(const char *path, struct testfs_mount **out)
 		err = -EPROTO;
 	if (err)
 		goto free_fs;
+	fs->pid = set.pid;
 	*out = fs;
 	return 0;
 

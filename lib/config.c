@@ -11,6 +11,7 @@
 #include "control_dir.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -286,6 +287,12 @@ static int parse_member(struct json_in *in, const char *key,
 		return parse_knob(in, &s->congestion_threshold);
 	if (strcmp(key, "slow") == 0)
 		return parse_slow(in, s);
+	if (strcmp(key, "pid") == 0) {
+		err = lib_json_u64(in, &v);
+		if (!err && v > 0 && v <= INT_MAX)
+			s->pid = (pid_t)v;
+		return err;
+	}
 	if (strcmp(key, "log_capacity") == 0) {
 		err = lib_json_u64(in, &v);
 		if (!err)
@@ -333,7 +340,7 @@ static int slurp_config(const struct testfs_mount *fs, char **out, size_t *len)
 	ssize_t n;
 	int fd, err = 0;
 
-	fd = lib_open_control(fs, CONTROL_CONFIG);
+	fd = lib_open_control(fs, CONTROL_PATH_CONFIG);
 	if (fd < 0)
 		return fd;
 	buf = malloc(cap);
@@ -383,8 +390,10 @@ int lib_read_config(const struct testfs_mount *fs, struct name_table *t,
 		lib_free_names(t);
 	if (tr)
 		*tr = trace;
-	if (set)
+	if (set) {
 		memset(set, 0, sizeof(*set));
+		set->pid = -1;
+	}
 	err = slurp_config(fs, &buf, &len);
 	if (err)
 		return err;

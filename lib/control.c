@@ -24,7 +24,7 @@ static void read_error(struct testfs_mount *fs, char *why, size_t whylen)
 	ssize_t n;
 	int fd;
 
-	if (testfs_path(fs, CONTROL_ERROR, path, sizeof(path)) != 0)
+	if (testfs_path(fs, CONTROL_PATH_ERROR, path, sizeof(path)) != 0)
 		return;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -63,7 +63,7 @@ int testfs_ctl(struct testfs_mount *fs, const char *command, char *why,
 	memcpy(line, command, len);
 	if (!len || command[len - 1] != '\n')
 		line[len++] = '\n';
-	err = testfs_path(fs, CONTROL_CTL, path, sizeof(path));
+	err = testfs_path(fs, CONTROL_PATH_CTL, path, sizeof(path));
 	if (err)
 		goto free_line;
 	fd = open(path, O_WRONLY | O_CLOEXEC);

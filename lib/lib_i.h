@@ -39,7 +39,8 @@ struct testfs_mount {
 	 * /sys/fs/fuse/connections ((major << 20) | minor). */
 	unsigned conn_id;
 	bool stopped;
-	/* From testfs_attach(): the daemon is not ours to stop (pid -1). */
+	/* From testfs_attach(): the daemon is not ours to stop (its pid is
+	 * the one its config gives, -1 if none). */
 	bool attached;
 };
 

@@ -33,8 +33,13 @@ static int read_header(int fd, struct log_bin_header *hdr)
 	    hdr->version != LOG_BIN_VERSION ||
 	    hdr->record_size != sizeof(struct log_record))
 		return -EPROTO;
+	/*
+	 * The count is only a claim: records are read before they are
+	 * stored (see grow_records()), so a count the file does not back
+	 * ends in -EPROTO at its end, never in an allocation of that size.
+	 */
 	if (hdr->count > SIZE_MAX / sizeof(struct testfs_record))
-		return -ENOMEM;
+		return -EPROTO;
 	return 0;
 }
 
@@ -99,6 +104,7 @@ struct access_entry {
 struct snapshot_build {
 	struct testfs_log *log;
 	const struct name_table *names;
+	size_t recs_cap; /* records log->recs has room for */
 	/* Mark texts, MARK_SIZE bytes each, pointed to once complete. */
 	char *marks;
 	size_t nmarks;
@@ -184,12 +190,40 @@ static int add_mark(struct snapshot_build *b, const struct log_record *in)
 	return 0;
 }
 
+/*
+ * Room for one more record. log.bin's header count is not trusted for
+ * the allocation (a damaged or hostile file may claim 2^40 records), so
+ * the array starts at a chunk and doubles as records actually arrive.
+ */
+static int grow_records(struct snapshot_build *b)
+{
+	struct testfs_log *log = b->log;
+	struct testfs_record *grown;
+	size_t cap;
+
+	if (log->count < b->recs_cap)
+		return 0;
+	if (b->recs_cap > SIZE_MAX / 2 / sizeof(*grown))
+		return -ENOMEM;
+	cap = b->recs_cap ? 2 * b->recs_cap : READ_CHUNK;
+	grown = realloc(log->recs, cap * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	log->recs = grown;
+	b->recs_cap = cap;
+	return 0;
+}
+
 static int add_record(struct snapshot_build *b, const struct log_record *in)
 {
 	struct testfs_log *log = b->log;
-	struct testfs_record *out = &log->recs[log->count];
+	struct testfs_record *out;
 	int err;
 
+	err = grow_records(b);
+	if (err)
+		return err;
+	out = &log->recs[log->count];
 	memset(out, 0, sizeof(*out));
 	out->seq = in->seq;
 	out->t_ns = in->t_ns;
@@ -288,7 +322,6 @@ int testfs_log_snapshot(struct testfs_mount *fs, struct testfs_log **out)
 	struct snapshot_build b = { 0 };
 	struct log_bin_header hdr;
 	struct testfs_log *log;
-	size_t cap;
 	int fd, err;
 
 	if (!out)
@@ -302,7 +335,7 @@ int testfs_log_snapshot(struct testfs_mount *fs, struct testfs_log **out)
 	err = lib_read_config(fs, &names, &trace, NULL);
 	if (err)
 		return err;
-	fd = lib_open_control(fs, CONTROL_LOG_BIN);
+	fd = lib_open_control(fs, CONTROL_PATH_LOG_BIN);
 	if (fd < 0) {
 		err = fd;
 		goto free_names;
@@ -325,8 +358,11 @@ int testfs_log_snapshot(struct testfs_mount *fs, struct testfs_log **out)
 			goto free_log;
 		}
 	}
-	cap = hdr.count ? (size_t)hdr.count : 1;
-	log->recs = malloc(cap * sizeof(*log->recs));
+	/* At most a chunk up front: grow_records() adds room as needed. */
+	b.recs_cap = hdr.count < READ_CHUNK ? (size_t)hdr.count : READ_CHUNK;
+	if (!b.recs_cap)
+		b.recs_cap = 1;
+	log->recs = malloc(b.recs_cap * sizeof(*log->recs));
 	if (!log->recs) {
 		err = -ENOMEM;
 		goto free_log;

@@ -149,6 +149,9 @@ void run_collect(struct matrix *m, struct run *r, const struct capture *c)
 		suite_collect(r, c);
 		return;
 	}
+	/* What --html draws (matrix/html.c). */
+	r->page = dup_frame(c, "page");
+	r->log = dup_frame(c, "testfs-log");
 	if (strcmp(m->argv[0], "touch") == 0) {
 		touch_collect(r, c);
 	} else if (res && res->whole && res->len) {

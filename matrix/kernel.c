@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "capture.h"
+#include "lab.h"
 
 /*
  * Debian 12's kernel image packages (the unsigned ones: the same kernel
@@ -109,10 +110,13 @@ int kernel_check_spec(const char *spec, char *why, size_t whylen)
 	spec_to_name(spec, name, sizeof(name));
 	if (!strchr(spec, '/') && cached(name, dir, sizeof(dir)))
 		return 0;
+	/* Built or not: an unbuilt lab kernel is a skipped run */
+	if (lab_is_spec(spec))
+		return lab_check_spec(spec, why, whylen);
 	snprintf(why, whylen,
 		 "unknown kernel '%s' (known: host, debian:6.1, debian:6.12, "
-		 "a kernel in the cache as kernels/NAME, or a path to a "
-		 "bzImage)",
+		 "lab:6.12[+SERIES], a kernel in the cache as kernels/NAME, "
+		 "or a path to a bzImage)",
 		 spec);
 	return -EINVAL;
 }
@@ -515,6 +519,8 @@ void kernel_prepare(struct kernel *k, const char *spec)
 		prepare_path(k, spec);
 	else if (cached(k->name, dir, sizeof(dir)))
 		from_dir(k, dir);
+	else if (lab_is_spec(spec))
+		lab_not_built(spec, k->skip, sizeof(k->skip));
 	if (k->skip[0])
 		return;
 	if (!bzimage_release(k->image, rel, sizeof(rel))) {
@@ -642,5 +648,6 @@ int kernels_list(void)
 	for (i = 0; i < (int)NDEBIAN; i++)
 		printf("%s: Debian package %s\n", debian[i].spec,
 		       debian[i].package);
+	lab_list();
 	return 0;
 }

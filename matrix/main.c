@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "parse.h"
+#include "lab.h"
 #include "matrix.h"
 
 #define MAX_KERNELS 16
@@ -22,8 +23,12 @@ static void usage(FILE *f)
 {
 	fputs("Usage: testfs-matrix [--kernel SPEC]... [--json FILE] "
 	      "[--ktap FILE]\n"
-	      "                     [--timeout S] COMMAND [ARGS...]\n"
+	      "                     [--html FILE] [--timeout S] COMMAND "
+	      "[ARGS...]\n"
 	      "       testfs-matrix kernels\n"
+	      "       testfs-matrix build [--source debian:6.12] "
+	      "[--patches SERIES]... [--jobs N]\n"
+	      "                          [--force]\n"
 	      "       testfs-matrix [--kernel SPEC] image FILE COMMAND "
 	      "[ARGS...]\n"
 	      "       testfs-matrix [--json FILE] [--ktap FILE] decode LOG...\n"
@@ -40,6 +45,10 @@ static void usage(FILE *f)
 	      "      kernel in the cache (lab:6.12 -> kernels/lab-6.12), or a "
 	      "path to a\n"
 	      "      bzImage (config and modules/ beside it are optional).\n"
+	      "      A lab SPEC (lab:6.12, lab:6.12+vma-limit, "
+	      "lab:6.12+vma-limit-conditional)\n"
+	      "      not built yet makes a skipped run that says how to build "
+	      "it.\n"
 	      "      Default: host, debian:6.1, debian:6.12.\n"
 	      "COMMAND:\n"
 	      "  scenario NAME [PARAM=VALUE...]  testfs-scenario run NAME "
@@ -50,6 +59,9 @@ static void usage(FILE *f)
 	      "(tests/ra_*)\n"
 	      "  kernels                          the cached kernels and what "
 	      "they support\n"
+	      "  build [--patches SERIES]...      build a lab kernel with "
+	      "kernel/build.sh\n"
+	      "                                   and print its SPEC\n"
 	      "  image FILE COMMAND [ARGS...]     write the guest initramfs "
 	      "for COMMAND\n"
 	      "                                   (fuse.ko of the one --kernel "
@@ -62,6 +74,9 @@ static void usage(FILE *f)
 	      "  --json FILE     every run: spec, release, status, reason, "
 	      "seconds, result\n"
 	      "  --ktap FILE     KTAP version 1, one subtest per kernel\n"
+	      "  --html FILE     one page, the kernels' page maps on the same "
+	      "scale\n"
+	      "                  (scenario and touch)\n"
 	      "  --timeout S     per kernel, guest boot included (default "
 	      "600)\n"
 	      "  -h, --help      this text\n"
@@ -124,8 +139,9 @@ int check_command(int argc, char **argv)
 		}
 		return 0;
 	}
-	return bad("unknown command '%s' (scenario, touch, suite, kernels)",
-		   argv[0]);
+	return bad(
+		"unknown command '%s' (scenario, touch, suite, kernels, build)",
+		argv[0]);
 }
 
 /* Runs `testfs-scenario help NAME` so a wrong name stops at once. */
@@ -160,6 +176,8 @@ void run_free(struct run *r)
 	free(r->caps);
 	free(r->result);
 	free(r->ktap);
+	free(r->page);
+	free(r->log);
 	free(r->console_tail);
 }
 
@@ -211,11 +229,13 @@ int main(int argc, char **argv)
 		{ "kernel", required_argument, NULL, 'k' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "ktap", required_argument, NULL, 't' },
+		{ "html", required_argument, NULL, 'H' },
 		{ "timeout", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *specs[MAX_KERNELS], *json = NULL, *ktap = NULL;
+	const char *html = NULL;
 	static const char *const defaults[] = { "host", "debian:6.1",
 						"debian:6.12" };
 	struct matrix m = { .timeout_s = 600 };
@@ -246,6 +266,9 @@ int main(int argc, char **argv)
 		case 't':
 			ktap = optarg;
 			break;
+		case 'H':
+			html = optarg;
+			break;
 		case 'T':
 			if (parse_uint(optarg, 1, 86400, &v, &perr))
 				return bad(
@@ -265,13 +288,22 @@ int main(int argc, char **argv)
 		return bad("%s", "a COMMAND is needed");
 	m.argv = argv + optind;
 	m.argc = argc - optind;
+	if (html && (strcmp(m.argv[0], "kernels") == 0 ||
+		     strcmp(m.argv[0], "image") == 0 ||
+		     strcmp(m.argv[0], "decode") == 0))
+		return bad("--html draws scenario and touch runs, not '%s'",
+			   m.argv[0]);
 	if (strcmp(m.argv[0], "kernels") == 0)
 		return kernels_list();
+	if (strcmp(m.argv[0], "build") == 0)
+		return cmd_build(m.argc, m.argv);
 	if (strcmp(m.argv[0], "image") == 0)
 		return cmd_image(&m, specs, nspec);
 	if (strcmp(m.argv[0], "decode") == 0)
 		return cmd_decode(&m, json, ktap);
 	if (check_command(m.argc, m.argv))
+		return 2;
+	if (html && html_check_command(m.argc, m.argv))
 		return 2;
 	if (bins_find(&m.bins, why, sizeof(why))) {
 		fprintf(stderr, "testfs-matrix: %s\n", why);
@@ -293,6 +325,8 @@ int main(int argc, char **argv)
 			status = 1;
 	}
 	if (matrix_finish(&m, runs, nspec, json, ktap))
+		status = 1;
+	if (html && matrix_html(&m, runs, nspec, html))
 		status = 1;
 	for (i = 0; i < nspec; i++)
 		run_free(&runs[i]);

@@ -34,7 +34,9 @@ struct run {
 	size_t result_len;
 	struct test_result *tests;
 	size_t ntests;
-	char *ktap;	    /* the kernel's KTAP subtest (suite), or NULL */
+	char *page; /* scenario: the #data of its --html page, or NULL */
+	char *log;  /* touch: the daemon's log (JSON Lines), or NULL */
+	char *ktap; /* the kernel's KTAP subtest (suite), or NULL */
 	char *console_tail; /* failures: the last console lines */
 };
 
@@ -81,6 +83,13 @@ int check_command(int argc, char **argv);
  */
 int matrix_finish(const struct matrix *m, const struct run *runs, size_t n,
 		  const char *json, const char *ktap);
+
+/* --html FILE: 2 (after a message) for a command it cannot draw. */
+int html_check_command(int argc, char **argv);
+
+/* Writes the matrix page (matrix/html.c); 0, or 1 after a message. */
+int matrix_html(const struct matrix *m, const struct run *runs, size_t n,
+		const char *path);
 
 void run_free(struct run *r);
 void cleanup_work(struct matrix *m);

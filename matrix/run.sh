@@ -59,10 +59,17 @@ caps() {
 
 run_scenario() {
 	progress "scenario $*"
-	"$scenario" run "$@" --json > "$work/result.json" \
-		2> "$work/stderr"
+	"$scenario" run "$@" --json --html "$work/page.html" \
+		> "$work/result.json" 2> "$work/stderr"
 	rc=$?
 	frame result "$work/result.json"
+	# For testfs-matrix --html: only the page's data (its #data line; the
+	# page's script and styles are the host's own).
+	if [ -f "$work/page.html" ]; then
+		sed -n 's/^<script type="application\/json" id="data">\(.*\)<\/script>$/\1/p' \
+			"$work/page.html" > "$work/page.json"
+		frame page "$work/page.json"
+	fi
 	tail -c 4000 "$work/stderr" > "$work/stderr.tail"
 	frame stderr "$work/stderr.tail"
 	frame_text status "$rc"
@@ -96,11 +103,14 @@ run_touch() {
 		> "$work/touch.txt" 2>&1
 	rc=$?
 	cat "$mnt/.testfs/config" > "$work/config.json" 2>/dev/null
+	# For testfs-matrix --html: the reads and accesses, with causes.
+	cat "$mnt/.testfs/log" > "$work/log.jsonl" 2>/dev/null
 	kill "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
 	umount "$mnt" 2>/dev/null
 	frame result "$work/touch.txt"
 	frame config "$work/config.json"
+	frame testfs-log "$work/log.jsonl"
 	tail -c 4000 "$work/daemon.log" > "$work/stderr.tail"
 	frame stderr "$work/stderr.tail"
 	frame_text status "$rc"

@@ -8,6 +8,7 @@
  * config is one JSON object. The members clients read:
  *   "version"            the daemon's version string
  *   "mountpoint"         where it is mounted
+ *   "pid"                the daemon's process id (in its pid namespace)
  *   "kernel"             uname release
  *   "ra_kb", "max_pages", "max_background", "congestion_threshold":
  *                        {"requested": N|null, "effective": N|null}
@@ -24,12 +25,20 @@
 /* The control directory, relative to the mount's root. */
 #define CONTROL_DIR ".testfs"
 
-/* Its files, relative to the mount's root. */
-#define CONTROL_CTL CONTROL_DIR "/ctl"	       /* commands, one per line */
-#define CONTROL_ERROR CONTROL_DIR "/error"     /* why the last one failed */
-#define CONTROL_CONFIG CONTROL_DIR "/config"   /* settings (JSON) */
-#define CONTROL_LOG_BIN CONTROL_DIR "/log.bin" /* log_record.h */
-#define CONTROL_LOG CONTROL_DIR "/log"	       /* JSON Lines */
-#define CONTROL_STATS CONTROL_DIR "/stats"     /* counters (JSON) */
+/* Its files' names, as the directory lists them. */
+#define CONTROL_NAME_CTL "ctl"	       /* commands, one per line */
+#define CONTROL_NAME_ERROR "error"     /* why the last one failed */
+#define CONTROL_NAME_CONFIG "config"   /* settings (JSON) */
+#define CONTROL_NAME_LOG_BIN "log.bin" /* log_record.h */
+#define CONTROL_NAME_LOG "log"	       /* JSON Lines */
+#define CONTROL_NAME_STATS "stats"     /* counters (JSON) */
+
+/* The same files, relative to the mount's root. */
+#define CONTROL_PATH_CTL CONTROL_DIR "/" CONTROL_NAME_CTL
+#define CONTROL_PATH_ERROR CONTROL_DIR "/" CONTROL_NAME_ERROR
+#define CONTROL_PATH_CONFIG CONTROL_DIR "/" CONTROL_NAME_CONFIG
+#define CONTROL_PATH_LOG_BIN CONTROL_DIR "/" CONTROL_NAME_LOG_BIN
+#define CONTROL_PATH_LOG CONTROL_DIR "/" CONTROL_NAME_LOG
+#define CONTROL_PATH_STATS CONTROL_DIR "/" CONTROL_NAME_STATS
 
 #endif

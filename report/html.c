@@ -22,7 +22,9 @@
 
 /* Generated from page.css and page-*.js (embed.c). */
 extern const char htmlrep_page_css[];
+extern const char htmlrep_page_boot_js[];
 extern const char htmlrep_page_js[];
+extern const char htmlrep_page_matrix_js[];
 
 /*
  * A JSON string that is safe inside <script>: '<' is written as \u003c,
@@ -205,37 +207,108 @@ static void add_data(struct strbuf *sb, const struct htmlrep *r)
 	strbuf_adds(sb, "]}");
 }
 
+char *htmlrep_data(const struct htmlrep *r)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	add_data(&sb, r);
+	if (sb.oom) {
+		strbuf_free(&sb);
+		return NULL;
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+bool htmlrep_data_safe(const char *data)
+{
+	return data && data[0] == '{' && !strchr(data, '<');
+}
+
+static void page_head(struct strbuf *sb, const char *title)
+{
+	strbuf_adds(sb, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
+			"<meta charset=\"utf-8\">\n<title>");
+	add_html(sb, title);
+	strbuf_adds(sb, "</title>\n<style>\n");
+	strbuf_adds(sb, htmlrep_page_css);
+	strbuf_adds(sb, "</style>\n</head>\n<body>\n"
+			"<noscript><p>This page draws its pictures with "
+			"JavaScript; the data is in the element "
+			"#data.</p></noscript>\n"
+			"<div id=\"page\"></div>\n"
+			"<div id=\"status\" data-state=\"loading\"></div>\n"
+			"<script type=\"application/json\" id=\"data\">");
+}
+
+/*
+ * After the data: the script. page-*.js are the body of testfsPage(D,
+ * root, M), called once for a run, or once per kernel by
+ * page-matrix.js; nothing is kept in the global scope.
+ */
+static int page_tail(struct strbuf *sb, const char *run, FILE *f)
+{
+	int err = 0;
+
+	strbuf_adds(sb, "</script>\n<script>\n(function () {\n"
+			"'use strict';\n");
+	strbuf_adds(sb, htmlrep_page_boot_js);
+	strbuf_adds(sb, "function testfsPage(D, root, M) {\n");
+	strbuf_adds(sb, htmlrep_page_js);
+	strbuf_adds(sb, "}\n");
+	strbuf_adds(sb, run);
+	strbuf_adds(sb, "})();\n</script>\n</body>\n</html>\n");
+	if (sb->oom) {
+		strbuf_free(sb);
+		return -ENOMEM;
+	}
+	if (fwrite(sb->data, 1, sb->len, f) != sb->len || fflush(f))
+		err = -EIO;
+	strbuf_free(sb);
+	return err;
+}
+
 int htmlrep_write(const struct htmlrep *r, FILE *f)
 {
 	struct strbuf sb = STRBUF_INIT;
-	int err = 0;
 
-	strbuf_adds(&sb, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
-			 "<meta charset=\"utf-8\">\n<title>");
-	add_html(&sb, r->title ? r->title : "testfs: what readahead did");
-	strbuf_adds(&sb, "</title>\n<style>\n");
-	strbuf_adds(&sb, htmlrep_page_css);
-	strbuf_adds(&sb, "</style>\n</head>\n<body>\n"
-			 "<noscript><p>This page draws its pictures with "
-			 "JavaScript; the data is in the element "
-			 "#data.</p></noscript>\n"
-			 "<div id=\"page\"></div>\n"
-			 "<div id=\"status\" data-state=\"loading\"></div>\n"
-			 "<script type=\"application/json\" id=\"data\">");
+	page_head(&sb, r->title ? r->title : "testfs: what readahead did");
 	add_data(&sb, r);
-	/* page-*.js share one scope and keep nothing in the global one. */
-	strbuf_adds(&sb, "</script>\n<script>\n(function () {\n"
-			 "'use strict';\n");
-	strbuf_adds(&sb, htmlrep_page_js);
-	strbuf_adds(&sb, "})();\n</script>\n</body>\n</html>\n");
-	if (sb.oom) {
-		strbuf_free(&sb);
-		return -ENOMEM;
+	return page_tail(&sb,
+			 "testfsPage(JSON.parse(document.getElementById("
+			 "'data').textContent), document.getElementById("
+			 "'page'), null);\n",
+			 f);
+}
+
+int htmlrep_write_matrix(FILE *f, const char *title, const char *subtitle,
+			 const struct htmlrep_kernel *k, size_t n)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+
+	page_head(&sb, title);
+	strbuf_adds(&sb, "{\"title\":");
+	add_jstr(&sb, title);
+	strbuf_adds(&sb, ",\"subtitle\":");
+	add_jstr(&sb, subtitle);
+	strbuf_adds(&sb, ",\"kernels\":[");
+	for (i = 0; i < n; i++) {
+		strbuf_adds(&sb, i ? ",{\"label\":" : "{\"label\":");
+		add_jstr(&sb, k[i].label);
+		strbuf_adds(&sb, ",\"release\":");
+		add_jstr(&sb, k[i].release);
+		strbuf_adds(&sb, ",\"status\":");
+		add_jstr(&sb, k[i].status);
+		strbuf_adds(&sb, ",\"reason\":");
+		add_jstr(&sb, k[i].reason);
+		strbuf_adds(&sb, ",\"data\":");
+		/* Checked again: it goes into <script> as it is. */
+		strbuf_adds(&sb,
+			    htmlrep_data_safe(k[i].data) ? k[i].data : "null");
+		strbuf_adds(&sb, "}");
 	}
-	if (fwrite(sb.data, 1, sb.len, f) != sb.len || fflush(f))
-		err = -EIO;
-	strbuf_free(&sb);
-	return err;
+	strbuf_adds(&sb, "]}");
+	return page_tail(&sb, htmlrep_page_matrix_js, f);
 }
 
 int htmlrep_write_file(const struct htmlrep *r, const char *path)

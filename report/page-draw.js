@@ -69,12 +69,20 @@ MapView.prototype.draw = function () {
 	while (g.firstChild)
 		g.removeChild(g.firstChild);
 	var defs = svg('defs', {}, g);
-	var pat = svg('pattern', { id: 'eofhatch' + (MapView.n = (MapView.n ||
+	var pat = svg('pattern', { id: PFX + 'eofhatch' + (MapView.n = (MapView.n ||
 		0) + 1), width: 6, height: 6, patternUnits: 'userSpaceOnUse',
 		patternTransform: 'rotate(45)' }, defs);
 	svg('rect', { width: 6, height: 6, fill: '#fff' }, pat);
 	svg('line', { x1: 0, y1: 0, x2: 0, y2: 6, stroke: '#bbb',
 		'stroke-width': 2 }, pat);
+	if (this.opts.diff) {
+		var dp = svg('pattern', { id: PFX + 'diffhatch', width: 5,
+			height: 5, patternUnits: 'userSpaceOnUse',
+			patternTransform: 'rotate(-45)' }, defs);
+		svg('rect', { width: 5, height: 5, fill: '#fdf1ea' }, dp);
+		svg('line', { x1: 0, y1: 0, x2: 0, y2: 5, stroke: LATE,
+			'stroke-width': 2 }, dp);
+	}
 
 	var y = 4;
 	var caption = this.opts.caption;
@@ -100,13 +108,18 @@ MapView.prototype.draw = function () {
 	var lanes = { vma: y, acc: y + 24, win: y + 44,
 		reads: y + 66 };
 	var rowH = 16, readsH = this.rows.n * (rowH + 2);
-	lanes.out = lanes.reads + readsH + 4;
+	/* A matrix page: pages fetched here and not on another kernel. */
+	var diff = this.opts.diff || [];
+	lanes.diff = lanes.reads + readsH + 4;
+	lanes.out = lanes.diff + (diff.length ? 20 : 0);
 	var bottom = lanes.out + (this.out.length ? 30 : 6);
 	g.setAttribute('height', bottom + 4);
 	stext(g, 4, lanes.vma + 15, 'VMA', 'lane');
 	stext(g, 4, lanes.acc + 12, 'accessed', 'lane');
 	stext(g, 4, lanes.win + 13, 'windows', 'lane');
 	stext(g, 4, lanes.reads + 13, 'FUSE reads', 'lane');
+	if (diff.length)
+		stext(g, 4, lanes.diff + 12, 'differs', 'lane out');
 
 	/* Past EOF: hatched, with a line at the end of the file. */
 	if (f.pages && f.pages < v.b) {
@@ -195,6 +208,15 @@ MapView.prototype.draw = function () {
 			stext(g, (xa + xb) / 2, ry + 12, xb - xa > 70 ?
 				r[R_CAUSE] : r[R_CAUSE][0].toUpperCase(), null,
 				'middle').setAttribute('data-k', 'r:' + i);
+	});
+
+	/* Hatched vermillion: no other lane uses that fill. */
+	diff.forEach(function (d) {
+		var xa = x(d.first), xb = x(d.end);
+		svg('rect', { 'class': 'diff', x: xa, y: lanes.diff + 2,
+			width: Math.max(2, xb - xa), height: 14,
+			fill: 'url(#' + PFX + 'diffhatch)', stroke: LATE,
+			'stroke-width': 1.5, 'data-k': 'x:' + d.text }, g);
 	});
 
 	/*
@@ -354,17 +376,17 @@ TimeView.prototype.draw = function () {
 	while (g.firstChild)
 		g.removeChild(g.firstChild);
 	var defs = svg('defs', {}, g);
-	var pat = svg('pattern', { id: 'delay' + f.i, width: 5, height: 5,
+	var pat = svg('pattern', { id: PFX + 'delay' + f.i, width: 5, height: 5,
 		patternUnits: 'userSpaceOnUse',
 		patternTransform: 'rotate(45)' }, defs);
 	svg('line', { x1: 0, y1: 0, x2: 0, y2: 5, stroke: '#000',
 		'stroke-width': 1.6, 'stroke-opacity': 0.55 }, pat);
-	var clip = svg('clipPath', { id: 'tlclip' + f.i }, defs);
+	var clip = svg('clipPath', { id: PFX + 'tlclip' + f.i }, defs);
 	svg('rect', { x: LABEL_W, y: TL_TOP, width: plotW, height: plotH },
 		clip);
 	svg('rect', { x: LABEL_W, y: TL_TOP, width: plotW, height: plotH,
 		fill: '#fcfcfc', stroke: '#999' }, g);
-	var body = svg('g', { 'clip-path': 'url(#tlclip' + f.i + ')' }, g);
+	var body = svg('g', { 'clip-path': 'url(#' + PFX + 'tlclip' + f.i + ')' }, g);
 
 	/* Axes. */
 	var ts = niceStep(v.b - v.a, plotW / 110);
@@ -446,7 +468,7 @@ TimeView.prototype.draw = function () {
 		if (d > 0) {
 			var xd = x(r[R_DONE] - d);
 			svg('rect', { x: xd, y: ya, width: Math.max(1, xb - xd),
-				height: h, fill: 'url(#delay' + f.i + ')',
+				height: h, fill: 'url(#' + PFX + 'delay' + f.i + ')',
 				'data-k': 'r:' + i }, body);
 		}
 	});

@@ -2,7 +2,10 @@
  * testfs report page, part 3 of 3: the tables, the legend and the page
  * itself. When everything is drawn, #status gets data-state="ok" and
  * the counts of what was drawn (data-ranges, data-windows), which the
- * test suite reads back; an exception sets data-state="error" (part 1).
+ * test suite reads back; an exception sets data-state="error"
+ * (page-boot.js). On a matrix page (M set) this draws one kernel: its
+ * page maps go where M puts them, side by side with the other kernels',
+ * and the counts go back to M.
  */
 /* ---------------------------------------------------------------- */
 /* Tables                                                            */
@@ -27,7 +30,7 @@ function table(parent, heads, rows, leftCols) {
 }
 
 function highlight(id, on) {
-	var els = document.querySelectorAll('[data-w="' + id + '"]');
+	var els = mine('[data-w="' + id + '"]');
 	for (var k = 0; k < els.length; k++)
 		els[k].classList.toggle('hl', on);
 }
@@ -77,10 +80,21 @@ function verdictsTable(parent) {
 	});
 }
 
-function legend(parent) {
+/* What the page (every kernel of a matrix page: @all) holds. */
+function legend(parent, all) {
 	var l = html('div', { 'class': 'legend' }, null, parent);
-	var used = {};
-	D.ranges.forEach(function (g) { used[g[R_CAUSE]] = 1; });
+	var used = {}, types = {}, late = 0, nvmas = 0;
+	all.forEach(function (d) {
+		d.ranges.forEach(function (g) {
+			used[g[R_CAUSE]] = 1;
+			late += g[R_LATE];
+		});
+		d.accesses.forEach(function (a) {
+			types[a[A_TYPE]] = 1;
+			late += a[A_LATE];
+		});
+		nvmas += d.vmas.length;
+	});
 	CAUSES.forEach(function (c) {
 		if (!used[c[0]])
 			return;
@@ -89,18 +103,15 @@ function legend(parent) {
 		s.appendChild(document.createTextNode(c[0] + ': ' + c[2]));
 	});
 	/* Only what the page has. */
-	var types = {}, late = 0;
-	D.accesses.forEach(function (a) {
-		types[a[A_TYPE]] = 1;
-		late += a[A_LATE];
-	});
-	D.ranges.forEach(function (g) { late += g[R_LATE]; });
 	var items = [
-		[D.vmas.length, '#f0f0f0', 'VMA (dashed lines: its ends)'],
+		[nvmas, '#f0f0f0', 'VMA (dashed lines: its ends)'],
 		[types.fault || types.read, '#000',
 			'accessed (fault or read(2))'],
 		[types.map, '#aaa', 'mapped by fault-around'],
-		[late, LATE, 'late: an access waited for the read']];
+		[late, LATE, 'late: an access waited for the read'],
+		[M && M.differs, 'repeating-linear-gradient(-45deg,#fdf1ea 0 2px,' + LATE +
+			' 2px 4px)', 'differs: pages fetched on this kernel and ' +
+			'not on another']];
 	items.filter(function (it) { return it[0]; }).map(function (it) {
 		return it.slice(1);
 	}).forEach(function (it) {
@@ -155,11 +166,13 @@ function fileSection(root, f, width, maps) {
 			'inside the VMA' + (f.vmas.length > 1 ? 's' : '') + '.',
 			root);
 	}
-	var tools = html('div', { 'class': 'tools' }, null, root);
+	/* A matrix page puts the maps of every kernel one under another. */
+	var mapRoot = M ? M.mapSlot(f) : root;
+	var tools = html('div', { 'class': 'tools' }, null, mapRoot);
 	var info = html('span', { 'class': 'viewinfo' }, null, null);
-	var max = f.pages || f.end || 1;
+	var max = M ? M.home(f) : f.pages || f.end || 1;
 	var m = new MapView(f, width, { a: 0, b: max }, { main: true,
-		interactive: true, info: info,
+		interactive: true, info: info, diff: M ? M.diff(f) : null,
 		caption: 'The whole file' });
 	m.home = [0, max];
 	maps[f.i] = m;
@@ -195,7 +208,9 @@ function fileSection(root, f, width, maps) {
 			m.setView(+r[1], (r[2] !== undefined ? +r[2] : +r[1]) + 1);
 	});
 	tools.appendChild(info);
-	root.appendChild(m.el);
+	mapRoot.appendChild(m.el);
+	if (M)
+		M.link(f, m);
 	/* A link can open the page on a range: page.html#pages=1000-1050. */
 	var hash = /pages=(\d+)-(\d+)/.exec(location.hash);
 	if (hash && +hash[2] >= +hash[1])
@@ -254,11 +269,15 @@ function summary(root) {
 }
 
 function main() {
-	var root = document.getElementById('page');
 	/* Minus the 1px borders of the pictures. */
-	var width = Math.max(900, Math.min(1600, root.clientWidth - 4));
-	document.title = D.title;
-	html('h1', {}, D.title, root);
+	var width = M ? M.width : Math.max(900, Math.min(1600,
+		root.clientWidth - 4));
+	if (M) {
+		html('h2', { 'class': 'kernel' }, M.title, root);
+	} else {
+		document.title = D.title;
+		html('h1', {}, D.title, root);
+	}
 	if (D.subtitle)
 		html('div', { 'class': 'sub' }, D.subtitle, root);
 	summary(root);
@@ -269,7 +288,10 @@ function main() {
 	if (!D.ranges.length)
 		html('p', { 'class': 'warn' }, 'The log holds no FUSE read.',
 			root);
-	legend(root);
+	if (!M)
+		legend(root, [D]);
+	else if (M.legend)
+		legend(M.legend, M.allData);
 	var maps = {};
 	files.forEach(function (f) {
 		if (f.ranges.length || f.accesses.length || f.vmas.length)
@@ -293,15 +315,19 @@ function main() {
 	}
 
 	/* What the test suite checks: what was drawn, in the main maps. */
-	var drawn = {}, wins = document.querySelectorAll(
-		'svg.map.main rect.window');
+	var drawn = {}, wins = mine('svg.map.main rect.window');
 	for (var k = 0; k < wins.length; k++)
 		drawn[wins[k].getAttribute('data-w')] = 1;
-	status.setAttribute('data-ranges', document.querySelectorAll(
-		'svg.map.main rect.range').length);
-	status.setAttribute('data-windows', Object.keys(drawn).length);
-	status.setAttribute('data-timeline', document.querySelectorAll(
-		'svg.time rect.tlrange').length);
+	var counts = {
+		ranges: mine('svg.map.main rect.range').length,
+		windows: Object.keys(drawn).length,
+		timeline: root.querySelectorAll('svg.time rect.tlrange').length
+	};
+	if (M)
+		return M.drawn(counts, maps);
+	status.setAttribute('data-ranges', counts.ranges);
+	status.setAttribute('data-windows', counts.windows);
+	status.setAttribute('data-timeline', counts.timeline);
 	if (status.getAttribute('data-state') === 'loading')
 		status.setAttribute('data-state', 'ok');
 	if (/selftest/.test(location.hash))
@@ -348,4 +374,4 @@ function selftest(maps) {
 		'ok');
 }
 
-main();
+return main();

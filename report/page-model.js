@@ -3,19 +3,26 @@
  * function scope, in this order): the data from #data, per file and per
  * window; the words that tell where pages were fetched outside the VMAs
  * and why; the tooltips. Plain JavaScript, no library, nothing fetched.
+ * The three parts are the body of testfsPage(D, root, M); page-boot.js
+ * (before them) catches errors, page-matrix.js (after) draws a matrix.
  */
 
-var status = document.getElementById('status');
-window.addEventListener('error', function (e) {
-	status.setAttribute('data-state', 'error');
-	status.setAttribute('data-error', String(e.message));
-	var p = document.createElement('p');
-	p.className = 'error';
-	p.textContent = 'This page failed to draw: ' + e.message;
-	document.body.insertBefore(p, document.body.firstChild);
-});
+/*
+ * D is the run's data (#data on a single page, one kernel's on a matrix
+ * page), root the element to draw into, M null or the matrix page's
+ * hooks (page-matrix.js). Ids inside SVGs get a prefix per kernel.
+ */
+var PFX = M ? 'k' + M.index + '-' : '';
+/* This kernel's elements: under root, and its maps on a matrix page. */
+function mine(sel) {
+	var v = [].slice.call(root.querySelectorAll(sel));
+	return M ? v.concat(M.all(sel)) : v;
+}
 
-var D = JSON.parse(document.getElementById('data').textContent);
+function owns(el) {
+	return root.contains(el) || (M && M.owns(el));
+}
+
 var SVGNS = 'http://www.w3.org/2000/svg';
 
 /* Columns of D.ranges and D.accesses (html.c writes them in this order). */
@@ -368,9 +375,10 @@ function tipFor(k) {
 	}
 }
 
+/* Each kernel of a matrix page has its own tip, for its own records. */
 document.addEventListener('mousemove', function (e) {
 	var t = e.target.closest ? e.target.closest('[data-k]') : null;
-	if (!t) {
+	if (!t || !owns(t)) {
 		tip.style.display = 'none';
 		return;
 	}

@@ -184,4 +184,38 @@ int htmlrep_write(const struct htmlrep *r, FILE *f);
 /** Writes the page to @path (created or truncated). */
 int htmlrep_write_file(const struct htmlrep *r, const char *path);
 
+/**
+ * The page's data, the JSON object a page holds in its #data element
+ * ('<' written as \u003c), malloc'd; NULL without memory. What a matrix
+ * page holds per kernel.
+ */
+char *htmlrep_data(const struct htmlrep *r);
+
+/**
+ * Whether @data can go into a page as it is: a JSON object (by its first
+ * byte; the browser parses the rest) without '<', so nothing in it can
+ * end the <script> element. htmlrep_data() is always safe.
+ */
+bool htmlrep_data_safe(const char *data);
+
+/* One kernel of a matrix page. */
+struct htmlrep_kernel {
+	const char *label;   /* the kernel SPEC: "host", "debian:6.1" */
+	const char *release; /* uname -r, "" if unknown */
+	const char *status;  /* "ok", "failed", "skipped" */
+	const char *reason;  /* why it failed or was skipped, or "" */
+	/* htmlrep_data() of its run; NULL (or unsafe): not drawn. */
+	const char *data;
+};
+
+/**
+ * Writes a matrix page to @f: the runs of one command on @n kernels, their
+ * page maps one under another on the same x axis and zoom, the pages one
+ * kernel fetched and another did not marked, each kernel's verdicts.
+ *
+ * @return 0, or -EIO (write error), -ENOMEM.
+ */
+int htmlrep_write_matrix(FILE *f, const char *title, const char *subtitle,
+			 const struct htmlrep_kernel *k, size_t n);
+
 #endif

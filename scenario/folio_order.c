@@ -268,8 +268,7 @@ static void report(struct scenario_ctx *ctx, const struct session *s,
 			"here; the window alignment below comes from the log.");
 	}
 
-	sec = rep_section(ctx->rep, "verdicts",
-			  "Verdicts per readahead policy");
+	sec = report_verdicts(ctx->rep);
 	table = rep_table(sec, "policies", NULL);
 	model_ok = !ra_model_init(&m, s->file_pages, s->ra_pages, s->max_pages,
 				  RA_POLICY_CURRENT);

@@ -2,8 +2,8 @@
 /*
  * The scenario table: one line per scenario, in `list` order. A scenario
  * NAME is defined in scenario/NAME.c as
- * `const struct scenario NAME_scenario = { ... };` (see README, "Adding a
- * scenario").
+ * `const struct scenario NAME_scenario = { ... };` (docs/scenarios.md
+ * tells how to add one).
  */
 SCENARIO(vma_boundary)
 SCENARIO(mprotect_split)

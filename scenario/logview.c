@@ -279,6 +279,37 @@ void pagemap_fetched_rows(struct pagemap *m,
 			       "column");
 }
 
+/* uname -r of the kernel the scenario runs on ("" until a session). */
+static char verdict_kernel[128];
+
+void report_verdict_kernel(const char *release)
+{
+	snprintf(verdict_kernel, sizeof(verdict_kernel), "%s",
+		 release ? release : "");
+}
+
+struct rnode *report_verdicts(struct report *rep)
+{
+	struct rnode *sec =
+		rep_section(rep, "verdicts", "Verdicts per readahead policy");
+	int carried = ra_policy_of_release(verdict_kernel);
+
+	rep_str(sec, "kernel", "observed on kernel", "%s",
+		verdict_kernel[0] ? verdict_kernel : "unknown");
+	if (carried >= 0) {
+		rep_str(sec, "kernel_policy",
+			"policy this kernel carries (testfs lab kernel)", "%s",
+			ra_policy_name((enum ra_policy)carried));
+		rep_text(sec, "kernel_note",
+			 "This is a testfs lab kernel built with the %s "
+			 "policy: its verdict row is the one the observation "
+			 "must match; the other rows say what the other "
+			 "policies would have done instead.",
+			 ra_policy_name((enum ra_policy)carried));
+	}
+	return sec;
+}
+
 struct rnode *report_verdict(struct rnode *table, const char *policy,
 			     const char *expected, const char *observed,
 			     const char *verdict)
@@ -289,7 +320,18 @@ struct rnode *report_verdict(struct rnode *table, const char *policy,
 	rep_str(row, "verdict", NULL, "%s", verdict);
 	rep_str(row, "expected", NULL, "%s", expected);
 	rep_str(row, "observed", NULL, "%s", observed);
+	rep_str(row, "kernel", NULL, "%s", verdict_kernel);
+	rep_json_only(rep_last(row));
 	return row;
+}
+
+void verdict_policy(struct rnode *row, enum ra_policy policy)
+{
+	rep_str(row, "model", NULL, "%s", ra_policy_name(policy));
+	rep_json_only(rep_last(row));
+	rep_bool(row, "kernel_carries", NULL,
+		 ra_policy_of_release(verdict_kernel) == (int)policy);
+	rep_json_only(rep_last(row));
 }
 
 void verdict_num(struct rnode *row, const char *key, uint64_t v)

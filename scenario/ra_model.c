@@ -17,7 +17,37 @@
 
 const char *ra_policy_name(enum ra_policy p)
 {
-	return p == RA_POLICY_CURRENT ? "current kernels" : "VMA-limited";
+	switch (p) {
+	case RA_POLICY_CURRENT:
+		return "current kernels";
+	case RA_POLICY_VMA_LIMITED:
+		return "VMA-limited";
+	case RA_POLICY_VMA_CONDITIONAL:
+		return "conditional VMA limit";
+	}
+	return "?";
+}
+
+int ra_policy_of_release(const char *release)
+{
+	/* The series names after "-lab", as kernel/build.sh appends them */
+	static const struct {
+		const char *suffix;
+		enum ra_policy policy;
+	} lab[] = {
+		{ "-lab", RA_POLICY_CURRENT },
+		{ "-lab+vma-limit", RA_POLICY_VMA_LIMITED },
+		{ "-lab+vma-limit-conditional", RA_POLICY_VMA_CONDITIONAL },
+	};
+	const char *tail = release ? strstr(release, "-lab") : NULL;
+	size_t i;
+
+	if (!tail)
+		return -1;
+	for (i = 0; i < sizeof(lab) / sizeof(lab[0]); i++)
+		if (strcmp(tail, lab[i].suffix) == 0)
+			return (int)lab[i].policy;
+	return -1;
 }
 
 int ra_model_init(struct ra_model *m, uint64_t file_pages, uint32_t ra_pages,
@@ -262,7 +292,15 @@ int ra_model_read(struct ra_model *m, uint64_t first, uint64_t npages,
 bool ra_model_fault(struct ra_model *m, uint64_t page, uint64_t vma_first,
 		    uint64_t vma_last)
 {
-	bool limited = m->policy == RA_POLICY_VMA_LIMITED;
+	/*
+	 * fault_ra_limit() of the lab patches: max_index = the VMA's last
+	 * page, always (VMA-limited) or when vma_end - page < ra_pages
+	 * (conditional), for the sync and the async fault path alike.
+	 */
+	bool clamp_start = m->policy != RA_POLICY_CURRENT;
+	bool limited = m->policy == RA_POLICY_VMA_LIMITED ||
+		       (m->policy == RA_POLICY_VMA_CONDITIONAL &&
+			vma_last + 1 - page < m->ra_pages);
 	uint64_t limit =
 		limited && vma_last < file_last(m) ? vma_last : file_last(m);
 
@@ -291,7 +329,7 @@ bool ra_model_fault(struct ra_model *m, uint64_t page, uint64_t vma_first,
 	} else {
 		/* do_sync_mmap_readahead(): read-around */
 		m->start = page > m->ra_pages / 2 ? page - m->ra_pages / 2 : 0;
-		if (limited && m->start < vma_first)
+		if (clamp_start && m->start < vma_first)
 			m->start = vma_first;
 		m->size = m->ra_pages;
 		m->async_size = m->ra_pages / 4;

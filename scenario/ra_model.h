@@ -26,9 +26,26 @@ enum ra_policy {
 	 * clamped to the VMA start.
 	 */
 	RA_POLICY_VMA_LIMITED,
+	/*
+	 * Its follow-up (story 2): the same hard limit, but only when the
+	 * faulting page is fewer than ra_pages pages from the VMA end
+	 * (vma_end - page < ra_pages, vma_end one past the last page); the
+	 * read-around start is clamped to the VMA start on every fault.
+	 */
+	RA_POLICY_VMA_CONDITIONAL,
 };
 
+#define RA_NPOLICIES 3
+
 const char *ra_policy_name(enum ra_policy p);
+
+/*
+ * The policy a testfs lab kernel carries, from its release (uname -r):
+ * kernel/build.sh names the variant in it, "6.12.57-lab" (current),
+ * "6.12.57-lab+vma-limit", "6.12.57-lab+vma-limit-conditional". -1 for
+ * any other kernel: its patches are not known.
+ */
+int ra_policy_of_release(const char *release);
 
 enum ra_kind { RA_SYNC, RA_ASYNC, RA_READAROUND };
 

@@ -212,6 +212,26 @@ struct rnode *report_verdict(struct rnode *table, const char *policy,
 /* A number of a verdict row, JSON only ("expected_after": 58). */
 void verdict_num(struct rnode *row, const char *key, uint64_t v);
 
+/*
+ * The kernel the verdicts are observed on (uname -r, set by
+ * session_start()): each verdict row carries it ("kernel", JSON), and
+ * report_verdicts() says it in text.
+ */
+void report_verdict_kernel(const char *release);
+
+/*
+ * The "verdicts" section, opened with the kernel it was observed on and,
+ * on a testfs lab kernel, the policy that kernel carries (its row must
+ * say "matches").
+ */
+struct rnode *report_verdicts(struct report *rep);
+
+/*
+ * Marks @row as the verdict of @policy: "kernel_carries" (JSON) is true
+ * when the kernel is a lab kernel built with that policy's patch.
+ */
+void verdict_policy(struct rnode *row, enum ra_policy policy);
+
 /* ------------------------------------------------------------------ */
 /* Kernel correlation                                                  */
 /* ------------------------------------------------------------------ */

@@ -363,8 +363,7 @@ static void report(struct scenario_ctx *ctx, const struct session *s,
 			 engine_name[runs[i].engine], runs[i].block / 1024);
 		report_requests(rep_obj(obj, key, key), &runs[i].reads, 14);
 	}
-	sec = rep_section(ctx->rep, "verdicts",
-			  "Verdicts per readahead policy");
+	sec = report_verdicts(ctx->rep);
 	table = rep_table(sec, "policies", NULL);
 	for (i = 0; i < nruns; i++) {
 		char obs[256] = "", name[96];

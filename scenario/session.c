@@ -289,6 +289,7 @@ int session_start(struct scenario_ctx *ctx, struct session *s, const char *file,
 		if (!uname(&u))
 			snprintf(s->kernel, sizeof(s->kernel), "%s", u.release);
 	}
+	report_verdict_kernel(s->kernel);
 	if (!s->ra_pages)
 		s->ra_pages = ra_kb / 4;
 	if (!s->max_pages)

@@ -372,9 +372,14 @@ static void extents_text(const struct testfs_extents *e, char *buf, size_t size)
 }
 
 static void verdicts(struct rnode *sec, const struct touch_result *t, bool exec,
-		     const struct testfs_extents pred[2],
-		     const bool same_reads[2])
+		     const struct testfs_extents pred[RA_NPOLICIES],
+		     const bool same_reads[RA_NPOLICIES])
 {
+	static const char *const names[RA_NPOLICIES] = {
+		[RA_POLICY_VMA_LIMITED] = "VMA-limited (2026 patch)",
+		[RA_POLICY_VMA_CONDITIONAL] =
+			"conditional VMA limit (follow-up)",
+	};
 	struct rnode *table = rep_table(sec, "policies", NULL), *row;
 	char exp[160], obs[160], ext[96];
 	unsigned p;
@@ -383,8 +388,8 @@ static void verdicts(struct rnode *sec, const struct touch_result *t, bool exec,
 	snprintf(obs, sizeof(obs), "%llu before, %llu after: %s",
 		 (unsigned long long)t->before, (unsigned long long)t->after,
 		 ext);
-	for (p = 0; p < 2; p++) {
-		const char *name = p	  ? "VMA-limited (2026 patch)"
+	for (p = 0; p < RA_NPOLICIES; p++) {
+		const char *name = p	  ? names[p]
 				   : exec ? "current kernels (6.16+, exec)"
 					  : "current kernels (6.18)";
 		uint64_t b =
@@ -410,17 +415,13 @@ static void verdicts(struct rnode *sec, const struct touch_result *t, bool exec,
 		verdict_num(row, "observed_before", t->before);
 		verdict_num(row, "observed_after", t->after);
 		verdict_num(row, "observed_pages", t->fetched.pages);
+		verdict_policy(row, (enum ra_policy)p);
 	}
-	row = report_verdict(table, "conditional VMA limit (follow-up)",
-			     "not modelled", obs, "not modelled");
-	verdict_num(row, "observed_before", t->before);
-	verdict_num(row, "observed_after", t->after);
-	verdict_num(row, "observed_pages", t->fetched.pages);
 }
 
 static void maps(struct rnode *parent, const struct session *s,
 		 const struct touch_result *t,
-		 const struct testfs_extents pred[2])
+		 const struct testfs_extents pred[RA_NPOLICIES])
 {
 	struct testfs_extent vma = { t->first, t->last };
 	struct testfs_extent *req;
@@ -476,6 +477,7 @@ static void maps(struct rnode *parent, const struct session *s,
 				     "one FUSE read");
 		pagemap_row_set(&m, "6.18 model", &pred[0], '*', '.');
 		pagemap_row_set(&m, "VMA-limited", &pred[1], '*', '.');
+		pagemap_row_set(&m, "conditional", &pred[2], '*', '.');
 		pagemap_legend(&m, '[', "VMA start");
 		pagemap_legend(&m, ']', "VMA end");
 		pagemap_legend(&m, '=', "inside the VMA");
@@ -492,10 +494,12 @@ static void maps(struct rnode *parent, const struct session *s,
 
 static int vma_boundary_run(struct scenario_ctx *ctx)
 {
-	struct testfs_extents pred[2] = { TESTFS_EXTENTS_INIT,
-					  TESTFS_EXTENTS_INIT };
+	struct testfs_extents pred[RA_NPOLICIES] = { TESTFS_EXTENTS_INIT,
+						     TESTFS_EXTENTS_INIT,
+						     TESTFS_EXTENTS_INIT };
 	struct touch_result t = { 0 };
-	bool same_reads[2] = { false, false };
+	bool same_reads[RA_NPOLICIES] = { false, false, false };
+	unsigned p;
 	bool exec = strcmp(param_s(ctx, "exec"), "yes") == 0;
 	struct rnode *sec, *obj;
 	struct session s;
@@ -526,11 +530,9 @@ static int vma_boundary_run(struct scenario_ctx *ctx)
 	rep_num(sec, "touch_ms", "touch time", t.ns / 1e6, 2, "ms");
 
 	/* exec: 6.16+ reads from the fault within the VMA, no async. */
-	err = predict(&s, &t, RA_POLICY_CURRENT, exec, &pred[0],
-		      &same_reads[0]);
-	if (!err)
-		err = predict(&s, &t, RA_POLICY_VMA_LIMITED, exec, &pred[1],
-			      &same_reads[1]);
+	for (p = 0; p < RA_NPOLICIES && !err; p++)
+		err = predict(&s, &t, (enum ra_policy)p, exec, &pred[p],
+			      &same_reads[p]);
 	if (err) {
 		err = scenario_fail(ctx, err, "the model");
 		goto out;
@@ -573,13 +575,15 @@ static int vma_boundary_run(struct scenario_ctx *ctx)
 	report_usage(sec, t.log, s.file);
 	report_windows(sec, t.log, s.file, 3, 3);
 
-	sec = rep_section(ctx->rep, "verdicts",
-			  "Verdicts per readahead policy");
+	sec = report_verdicts(ctx->rep);
 	rep_text(sec, "how",
 		 "Expected pages worked out from mm/readahead.c (read-around "
 		 "of ra_pages starting ra_pages/2 before a fault, async "
 		 "windows on the marker page, order 0), for this VMA and "
-		 "read_ahead_kb.");
+		 "read_ahead_kb. The VMA-limited policy stops every fault's "
+		 "readahead at the VMA's last page; the conditional one only "
+		 "when the fault is fewer than ra_pages pages from the VMA "
+		 "end; both start read-around no earlier than the VMA.");
 	verdicts(sec, &t, exec, pred, same_reads);
 
 	if (strcmp(param_s(ctx, "throughput"), "yes") == 0) {
@@ -597,8 +601,8 @@ out:
 		rep_int(rep_section(ctx->rep, "daemon", "Daemon"),
 			"exit_status", "testfs exit status", status, NULL);
 	touch_result_free(&t);
-	testfs_extents_free(&pred[0]);
-	testfs_extents_free(&pred[1]);
+	for (p = 0; p < RA_NPOLICIES; p++)
+		testfs_extents_free(&pred[p]);
 	return err;
 }
 

@@ -6,16 +6,32 @@ cd "$(dirname "$0")/.."
 builddir=${BUILDDIR:-build}
 bash scripts/setup.sh "$@"
 
+# This run's own $TMPDIR: the tests and libtestfs put their directories
+# and mounts under it, so the leftover check below sees this run's mounts
+# only, never those of a suite running beside it or a user's own.
+run_dir=$(mktemp -d "${TMPDIR:-/tmp}/testfs-run.XXXXXX")
+run_dir=$(cd "$run_dir" && pwd -P)
+export TMPDIR=$run_dir
+
+# Mountpoints (of any file system) under this run's directory.
+mounts_under() {
+	awk -v p="$1/" 'index($5, p) == 1 {
+		for (i = 7; $i != "-"; i++) ;
+		print $5 " (" $(i + 1) ")"
+	}' /proc/self/mountinfo
+}
+
 status=0
 meson test -C "$builddir" --print-errorlogs || status=$?
 
-# The suite must not leave a mount behind, whatever happened in it (its
-# mounts live under /tmp/testfs-test.* and, through libtestfs,
-# /tmp/testfs.*; other testfs mounts are not ours).
-if grep ' fuse.testfs ' /proc/mounts | grep -qE ' /tmp/testfs(-test)?\.'; then
-	echo "FAIL: testfs mounts left behind by the suite:" >&2
-	grep ' fuse.testfs ' /proc/mounts | grep -E ' /tmp/testfs(-test)?\.' >&2
+# The suite must not leave a mount behind, whatever happened in it.
+left=$(mounts_under "$run_dir")
+if [ -n "$left" ]; then
+	echo "FAIL: mounts left behind by the suite (directory $run_dir kept):" >&2
+	echo "$left" >&2
 	status=1
+else
+	rm -rf "$run_dir"
 fi
 
 # One plain summary line from meson's machine-readable log.

@@ -2,7 +2,7 @@
 /*
  * libtestfs instances and snapshots against the real daemon, through the
  * public API only. Every test starts its instances under a private
- * $TMPDIR (/tmp/testfs-test.lib.*), which it checks is empty at the end:
+ * $TMPDIR ($TMPDIR/testfs-test.lib.*), which it checks is empty at the end:
  * the library removed its mountpoints and left no mount behind.
  */
 #include <criterion/criterion.h>
@@ -22,11 +22,27 @@
 
 #include <testfs.h>
 
-#define TMP_PREFIX "/tmp/testfs-test.lib."
 #define A_BIN "a.bin"
 #define B_BIN "d/b.bin"
 
-static char tmpdir[64];
+static char tmpdir[256];
+
+/*
+ * "$TMPDIR/testfs-test.lib." ($TMPDIR as the test run was given it, or
+ * /tmp): scripts/test.sh checks for leftover mounts under its $TMPDIR.
+ */
+static const char *tmp_prefix(void)
+{
+	static char prefix[200];
+	const char *base = getenv("TMPDIR");
+
+	if (prefix[0])
+		return prefix;
+	if (!base || base[0] != '/' || strlen(base) > 150)
+		base = "/tmp";
+	snprintf(prefix, sizeof(prefix), "%s/testfs-test.lib.", base);
+	return prefix;
+}
 /* The instance a test holds: teardown stops it if an assertion failed. */
 static struct testfs_mount *held;
 
@@ -165,7 +181,7 @@ static int count_entries(const char *path)
 
 static void setup(void)
 {
-	snprintf(tmpdir, sizeof(tmpdir), TMP_PREFIX "XXXXXX");
+	snprintf(tmpdir, sizeof(tmpdir), "%sXXXXXX", tmp_prefix());
 	cr_assert_not_null(mkdtemp(tmpdir), "mkdtemp: %s", strerror(errno));
 	cr_assert_eq(setenv("TMPDIR", tmpdir, 1), 0);
 }
@@ -195,7 +211,7 @@ static void remove_dirs(void)
 /* Also after a failed assertion, which ends the test early. */
 static void teardown(void)
 {
-	char path[128];
+	char path[320];
 
 	if (held)
 		testfs_stop(held);
@@ -434,7 +450,7 @@ Test(lib, all_knobs)
 	static const char *const files[] = { A_BIN ":1M", NULL };
 	struct testfs_config cfg = { 0 };
 	struct testfs_log *log;
-	char logpath[128], config[16384], mark[16], buf[65536];
+	char logpath[320], config[16384], mark[16], buf[65536];
 	struct testfs_mount *fs;
 	struct stat st;
 	ssize_t n;
@@ -565,7 +581,7 @@ static void write_script(char *path, size_t size, const char *body)
 Test(lib, start_timeout)
 {
 	struct testfs_config cfg = { 0 };
-	char script[128];
+	char script[320];
 	struct testfs_mount *fs;
 	uint64_t t0;
 	int err;
@@ -584,7 +600,7 @@ Test(lib, start_timeout)
 Test(lib, daemon_exits_early)
 {
 	struct testfs_config cfg = { 0 };
-	char script[128];
+	char script[320];
 	struct testfs_mount *fs;
 	int err;
 
@@ -778,13 +794,12 @@ ReportHook(POST_ALL)(struct criterion_global_stats *stats)
 	int left;
 
 	(void)stats;
-	while ((left = count_mounts(TMP_PREFIX)) && now_ms() < end)
+	while ((left = count_mounts(tmp_prefix())) && now_ms() < end)
 		sleep_ms(20);
 	if (left) {
 		fprintf(stderr,
-			"FAIL: %d testfs mount(s) under " TMP_PREFIX
-			"* left behind\n",
-			left);
+			"FAIL: %d testfs mount(s) under %s* left behind\n",
+			left, tmp_prefix());
 		fflush(stderr);
 		_exit(1);
 	}

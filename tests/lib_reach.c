@@ -4,7 +4,7 @@
  * public API only: where the mountpoint goes (mount_dir, $TMPDIR), which
  * daemon runs, attaching to a running mount, its settings, the records as
  * an array, and touching a mapping that has a PROT_NONE part. Every test
- * works under a private $TMPDIR (/tmp/testfs-test.reach.*), which must be
+ * works under a private $TMPDIR ($TMPDIR/testfs-test.reach.*), which must be
  * empty at the end.
  */
 #include <criterion/criterion.h>
@@ -23,10 +23,26 @@
 
 #include <testfs.h>
 
-#define TMP_PREFIX "/tmp/testfs-test.reach."
 #define A_BIN "a.bin"
 
-static char tmpdir[64];
+static char tmpdir[256];
+
+/*
+ * "$TMPDIR/testfs-test.reach." ($TMPDIR as the test run was given it, or
+ * /tmp): scripts/test.sh checks for leftover mounts under its $TMPDIR.
+ */
+static const char *tmp_prefix(void)
+{
+	static char prefix[200];
+	const char *base = getenv("TMPDIR");
+
+	if (prefix[0])
+		return prefix;
+	if (!base || base[0] != '/' || strlen(base) > 150)
+		base = "/tmp";
+	snprintf(prefix, sizeof(prefix), "%s/testfs-test.reach.", base);
+	return prefix;
+}
 /* Instances a test holds: teardown stops them if an assertion failed. */
 static struct testfs_mount *held[2];
 
@@ -79,14 +95,14 @@ static int count_entries(const char *path)
 
 static void setup(void)
 {
-	snprintf(tmpdir, sizeof(tmpdir), TMP_PREFIX "XXXXXX");
+	snprintf(tmpdir, sizeof(tmpdir), "%sXXXXXX", tmp_prefix());
 	cr_assert_not_null(mkdtemp(tmpdir), "mkdtemp: %s", strerror(errno));
 	cr_assert_eq(setenv("TMPDIR", tmpdir, 1), 0);
 }
 
 static void teardown(void)
 {
-	char path[128];
+	char path[320];
 	size_t i;
 
 	for (i = 0; i < 2; i++) {
@@ -127,7 +143,7 @@ static void stop(void)
 Test(reach, mount_dir_and_tmpdir)
 {
 	struct testfs_config cfg = { 0 };
-	char dir[128], mnt[PATH_MAX];
+	char dir[320], mnt[PATH_MAX];
 	struct testfs_mount *fs;
 
 	/* Default: $TMPDIR (this test's private directory). */
@@ -218,7 +234,7 @@ Test(reach, settings)
 		.latency = "fixed:2ms",
 	};
 	struct testfs_settings set;
-	char path[128], why[256];
+	char path[320], why[256];
 	struct utsname u;
 	struct testfs_mount *fs;
 	struct stat st;
@@ -283,9 +299,11 @@ Test(reach, attach)
 	held[1] = att;
 	cr_assert(testfs_attached(att));
 	cr_assert_str_eq(testfs_mountpoint(att), mnt);
-	cr_assert_eq(testfs_pid(att), -1);
+	/* The config names the daemon: the one this process started. */
+	cr_assert_eq(testfs_pid(att), testfs_pid(fs));
 	cr_assert_eq(testfs_settings(att, &set), 0);
 	cr_assert_eq(set.files, 2);
+	cr_assert_eq(set.pid, testfs_pid(fs));
 
 	/* Both handles reach the same daemon and log. */
 	cr_assert_eq(testfs_clear(att), 0);

@@ -535,3 +535,79 @@ Test(matrix_cli, host_mprotect_split_boundaries_from_the_log)
 	jv_free(v);
 	free(out);
 }
+
+/*
+ * Lab kernels (kernel/build.sh): a series that kernel/ does not have, a
+ * bad name, a source build.sh does not know and an unknown lab version are
+ * usage errors, caught before build.sh (and its half-hour build) starts.
+ */
+Test(matrix_cli, lab_build_and_spec_usage_errors)
+{
+	const char *a1[] = { "build", "--patches", "no-such-series", NULL };
+	const char *a2[] = { "build", "--patches", "Bad/Name", NULL };
+	const char *a3[] = { "build", "--source", "debian:6.1", NULL };
+	const char *a4[] = { "build", "stray", NULL };
+	const char *a5[] = { "build", "--jobs", "0", NULL };
+	const char *a6[] = { "--kernel", "lab:6.12+no-such-series", "scenario",
+			     "vma-boundary", NULL };
+	const char *a7[] = { "--kernel", "lab:5.10", "suite", NULL };
+	const char *const *cases[] = { a1, a2, a3, a4, a5, a6, a7 };
+	const char *want[] = {
+		"no patch series 'no-such-series'",
+		"bad series name 'Bad/Name'",
+		"unknown --source 'debian:6.1'",
+		"unexpected argument 'stray'",
+		"--jobs '0'",
+		"no patch series 'no-such-series'",
+		"unknown lab kernel 'lab:5.10'",
+	};
+	unsigned i;
+	char *out;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		cr_expect_eq(run(cases[i], &out, 30), 2, "case %u: %s", i, out);
+		cr_expect(out && strstr(out, want[i]), "case %u: %s", i, out);
+		free(out);
+	}
+	/* The message names the series there are. */
+	cr_expect_eq(run(a1, &out, 30), 2);
+	cr_expect(out && strstr(out, "vma-limit-conditional"), "%s", out);
+	free(out);
+}
+
+/* An empty cache: each lab SPEC is a skipped run naming its build. */
+Test(matrix_cli, an_unbuilt_lab_kernel_is_skipped_with_its_build_command)
+{
+	setenv("TESTFS_CACHE", dir, 1);
+	expect_skipped("lab:6.12+vma-limit",
+		       "not built yet: run 'testfs-matrix build --patches "
+		       "vma-limit'",
+		       NULL);
+	expect_skipped("lab:6.12", "not built yet: run 'testfs-matrix build'",
+		       NULL);
+}
+
+/* A lab SPEC resolves to kernels/lab-6.12+SERIES of the cache. */
+Test(matrix_cli, a_built_lab_kernel_comes_from_the_cache)
+{
+	const char *args[] = { "kernels", NULL };
+	char path[128], *out;
+
+	setenv("TESTFS_CACHE", dir, 1);
+	snprintf(path, sizeof(path), "%s/kernels", dir);
+	cr_assert_eq(mkdir(path, 0755), 0);
+	fake_kernel("kernels/lab-6.12+vma-limit", "CONFIG_FUSE_FS=y\n");
+	/* Found, checked, and only then stopped by the missing QEMU. */
+	expect_skipped("lab:6.12+vma-limit", "qemu-system-x86_64 not found",
+		       "/nonexistent");
+	setenv("PATH", "/usr/sbin:/usr/bin:/sbin:/bin", 1);
+	cr_assert_eq(run(args, &out, 30), 0, "%s", out);
+	cr_expect(out && strstr(out, "lab:6.12+vma-limit "), "%s", out);
+	cr_expect(out && strstr(out, "built (kernels/lab-6.12+vma-limit)"),
+		  "%s", out);
+	cr_expect(out && strstr(out, "lab:6.12+vma-limit-conditional     "
+				     "not built: testfs-matrix build "
+				     "--patches vma-limit-conditional"),
+		  "%s", out);
+	free(out);
+}

@@ -148,7 +148,7 @@ Test(cli, version)
  * timer when two tests of one binary have one (LeakSanitizer says so). */
 Test(cli, trace_required_without_tracefs_fails_with_the_reason)
 {
-	char root[] = "/tmp/testfs-test.cli.XXXXXX";
+	char root[HARNESS_TMP_MAX + 32];
 	const char *argv[] = { harness_bin(), "-f",   "--trace",
 			       "--tracefs",   "/tmp", "--file",
 			       "a.bin:1M",    NULL,   NULL };
@@ -156,6 +156,8 @@ Test(cli, trace_required_without_tracefs_fails_with_the_reason)
 	int status;
 
 	harness_require_fuse();
+	snprintf(root, sizeof(root), "%s/testfs-test.cli.XXXXXX",
+		 harness_tmp_dir());
 	cr_assert_not_null(mkdtemp(root));
 	argv[7] = root;
 	status = harness_run(argv, &out, 20);

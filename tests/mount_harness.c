@@ -3,6 +3,7 @@
 
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -69,13 +70,59 @@ void harness_require_fuse(void)
 	cr_skip_test("FUSE unavailable: %s", why);
 }
 
+const char *harness_tmp_dir(void)
+{
+	static char base[HARNESS_TMP_MAX];
+	const char *env;
+	struct stat st;
+
+	if (base[0])
+		return base;
+	env = getenv("TMPDIR");
+	if (!env || env[0] != '/' || stat(env, &st) != 0 ||
+	    !S_ISDIR(st.st_mode))
+		env = "/tmp";
+	if ((size_t)snprintf(base, sizeof(base), "%s", env) >= sizeof(base))
+		harness_crash("TMPDIR '%s' is longer than %d bytes", env,
+			      HARNESS_TMP_MAX - 1);
+	/* "/tmp/" and "/tmp" are the same place; the prefix adds the "/". */
+	while (strlen(base) > 1 && base[strlen(base) - 1] == '/')
+		base[strlen(base) - 1] = '\0';
+	return base;
+}
+
+/*
+ * Criterion runs each test in a worker it starts from /proc/self/exe
+ * under the name "boxfort-worker": the executable's own file name is the
+ * test binary's name in the runner and in every worker alike.
+ */
+static const char *binary_name(void)
+{
+	static char name[64];
+	char exe[PATH_MAX];
+	const char *base;
+	ssize_t n;
+
+	if (name[0])
+		return name;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		harness_crash("readlink /proc/self/exe: %s", strerror(errno));
+	exe[n] = '\0';
+	base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
+	if (strlen(base) >= sizeof(name))
+		harness_crash("test binary name '%s' is too long", base);
+	memcpy(name, base, strlen(base) + 1);
+	return name;
+}
+
 const char *harness_prefix(void)
 {
-	static char prefix[128];
+	static char prefix[HARNESS_TMP_MAX + 96];
 
 	if (!prefix[0])
-		snprintf(prefix, sizeof(prefix), HARNESS_PREFIX "%s.",
-			 program_invocation_short_name);
+		snprintf(prefix, sizeof(prefix), "%s/" HARNESS_PREFIX "%s.",
+			 harness_tmp_dir(), binary_name());
 	return prefix;
 }
 
@@ -100,6 +147,37 @@ const char *harness_bin(void)
 bool harness_is_mounted(const char *dir)
 {
 	return mountinfo_find(dir, NULL);
+}
+
+bool harness_wait_unmounted(const char *dir, unsigned guard_ms)
+{
+	uint64_t end = now_ms() + guard_ms, now;
+	struct pollfd pfd;
+	bool gone;
+
+	/*
+	 * The kernel flags an open mountinfo file (POLLPRI) when the mount
+	 * table changed since the open or the last poll: an unmount after
+	 * the check below wakes the poll, one before it is seen by the
+	 * check.
+	 */
+	pfd.fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+	pfd.events = POLLPRI;
+	for (;;) {
+		gone = !harness_is_mounted(dir);
+		now = now_ms();
+		if (gone || now >= end)
+			break;
+		if (pfd.fd < 0) {
+			sleep_ms(10);
+			continue;
+		}
+		/* Each change is reported once: the next poll waits again. */
+		poll(&pfd, 1, (int)(end - now));
+	}
+	if (pfd.fd >= 0)
+		close(pfd.fd);
+	return gone;
 }
 
 void harness_start(struct tfs_mount *m, const char *const *args)
@@ -230,7 +308,7 @@ int harness_ctl(struct tfs_mount *m, const char *cmd)
 	int fd, err = 0;
 	ssize_t n;
 
-	fd = open(harness_path(m, ".testfs/ctl"), O_WRONLY | O_CLOEXEC);
+	fd = open(harness_path(m, CONTROL_PATH_CTL), O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	n = write(fd, cmd, strlen(cmd));
@@ -305,7 +383,7 @@ void harness_log(struct tfs_mount *m, struct tfs_log *log)
 	size_t len;
 	char *buf;
 
-	buf = harness_read_file(harness_path(m, ".testfs/log.bin"), &len);
+	buf = harness_read_file(harness_path(m, CONTROL_PATH_LOG_BIN), &len);
 	cr_assert_geq(len, sizeof(hdr), "log.bin shorter than its header");
 	memcpy(&hdr, buf, sizeof(hdr));
 	cr_assert_eq(memcmp(hdr.magic, "TFSLOG1\n", 8), 0, "bad log.bin magic");
@@ -536,8 +614,8 @@ void harness_assert_no_leftover_mounts(void)
 		if (found)
 			sleep_ms(20);
 	} while (found && now_ms() < end);
-	cr_assert(!found,
-		  "a testfs mount under " HARNESS_PREFIX "* was left behind");
+	cr_assert(!found, "a testfs mount under %s* was left behind",
+		  harness_prefix());
 }
 
 /*
@@ -573,9 +651,8 @@ ReportHook(POST_ALL)(struct criterion_global_stats *stats)
 	} while (left && now_ms() < end);
 	if (left) {
 		fprintf(stderr,
-			"FAIL: %d testfs mount(s) under " HARNESS_PREFIX
-			"* left behind\n",
-			left);
+			"FAIL: %d testfs mount(s) under %s* left behind\n",
+			left, harness_prefix());
 		fflush(stderr);
 		_exit(1);
 	}

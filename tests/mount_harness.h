@@ -11,8 +11,8 @@
  *    no mount behind;
  *  - each test binary checks at the end that no mount of its own is left.
  *
- * It talks to the daemon by hand (writes .testfs/ctl, parses log.bin with
- * protocol/log_record.h) instead of through libtestfs on purpose: these
+ * It talks to the daemon by hand (writes ctl, parses log.bin; the names and
+ * layout from protocol/) instead of through libtestfs on purpose: these
  * tests check the daemon's side of that protocol, below the library, so
  * a bug in libtestfs can neither hide nor fake a daemon failure here. The
  * library's own tests (lib_*.c) sit on top and use only testfs.h.
@@ -25,21 +25,32 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "control_dir.h"
 #include "log_record.h"
 
-#define HARNESS_PREFIX "/tmp/testfs-test."
+#define HARNESS_PREFIX "testfs-test."
+#define HARNESS_TMP_MAX 96
 
 /*
- * This test binary's own prefix, HARNESS_PREFIX + its name + ".": the
- * leftover checks look only there, so suites run side by side (or a
- * developer's own mounts) do not disturb each other.
+ * Where the tests put their directories and mounts: $TMPDIR if it names
+ * a directory by an absolute path, else /tmp. scripts/test.sh gives each
+ * run its own $TMPDIR and checks for leftover mounts only under it, so a
+ * run never blames another for a mount.
+ */
+const char *harness_tmp_dir(void);
+
+/*
+ * This test binary's own prefix, harness_tmp_dir()/HARNESS_PREFIX + the
+ * binary's file name + ".": the leftover checks look only there, so
+ * suites run side by side (or a developer's own mounts) do not disturb
+ * each other.
  */
 const char *harness_prefix(void);
 
 struct tfs_mount {
 	pid_t pid;
-	char root[128]; /* private directory, holds mnt/ */
-	char dir[160];	/* the mountpoint */
+	char root[256]; /* private directory, holds mnt/ */
+	char dir[288];	/* the mountpoint */
 	int status;	/* exit status once stopped */
 	bool stopped;
 };
@@ -77,6 +88,14 @@ void harness_stop_checked(struct tfs_mount *m);
 
 /* Whether @dir is currently a mountpoint (from /proc/self/mountinfo). */
 bool harness_is_mounted(const char *dir);
+
+/*
+ * Waits until @dir is no longer a mountpoint, woken by the kernel's
+ * mount-table change events rather than by a timer. @guard_ms only keeps
+ * a hung unmount from hanging the test; it is no performance bound.
+ * Returns whether the mount is gone.
+ */
+bool harness_wait_unmounted(const char *dir, unsigned guard_ms);
 
 /* Full path of @name inside the mount (static buffer per call site). */
 char *harness_path(struct tfs_mount *m, const char *name);
@@ -129,7 +148,7 @@ int harness_run(const char *const *argv, char **out, int timeout_s);
 void harness_crash(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2), noreturn));
 
-/* Fails the test if any testfs mount under HARNESS_PREFIX is left. */
+/* Fails the test if any testfs mount under harness_prefix() is left. */
 void harness_assert_no_leftover_mounts(void);
 
 #endif

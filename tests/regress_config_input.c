@@ -204,3 +204,41 @@ Test(config_input, congestion_error_on_command_line_names_the_option)
 	expect_einval(options_parse(&o, 6, (char **)argv, err, sizeof(err)),
 		      "--congestion-threshold 9", "(8)");
 }
+
+/*
+ * trace-reads and no-trace together are refused once everything is read;
+ * the message names where each was given, as the other config errors do.
+ */
+Test(config_input, trace_conflict_names_file_and_line)
+{
+	static const char text[] = "trace-reads\nra-kb 64\nno-trace\n";
+	char at[128], at3[128];
+
+	write_config(text, sizeof(text) - 1);
+	where(at, sizeof(at), 1);
+	where(at3, sizeof(at3), 3);
+	expect_einval(parse(path), at, at3);
+	cr_expect(strstr(err, "conflicts with"), "message: %s", err);
+}
+
+Test(config_input, trace_conflict_with_the_command_line_names_both)
+{
+	static const char text[] = "ra-kb 64\n\nno-trace\n";
+	const char *argv[] = { "testfs", "--trace-reads", "--config",
+			       NULL,	 "/mnt",	  NULL };
+	char at[128];
+
+	argv[3] = write_config(text, sizeof(text) - 1);
+	where(at, sizeof(at), 3);
+	expect_einval(options_parse(&o, 5, (char **)argv, err, sizeof(err)),
+		      "--trace-reads: conflicts with", at);
+}
+
+Test(config_input, trace_conflict_on_command_line_names_the_options)
+{
+	const char *argv[] = { "testfs", "--no-trace", "--trace-reads", "/mnt",
+			       NULL };
+
+	expect_einval(options_parse(&o, 4, (char **)argv, err, sizeof(err)),
+		      "--trace-reads: conflicts with --no-trace", NULL);
+}

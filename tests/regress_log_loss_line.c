@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * A contiguous run of records the ring overwrote is reported as one
- * {"lost":N,...} line, as the README says. The streamed .testfs/log walks
+ * {"lost":N,...} line, as testfs-log(5) says. The streamed .testfs/log walks
  * the ring 512 records at a time, and each step reported its own part of
  * a loss (one line per 512 lost records); the --log writer split a loss
  * that spanned two of its drains.

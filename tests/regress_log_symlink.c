@@ -18,7 +18,7 @@
 
 #define SECRET "root:$6$salt$hash:19000:0:99999:7:::\n"
 
-static char root[128], mnt[160], secret[160], link_path[160];
+static char root[256], mnt[288], secret[288], link_path[288];
 
 static void setup(void)
 {
@@ -100,7 +100,7 @@ Test(log_path, dangling_symlink_is_refused_and_creates_nothing)
 
 Test(log_path, symlink_given_in_a_config_file_is_refused)
 {
-	char conf[192], line[256];
+	char conf[288], line[320];
 	const char *argv[] = { harness_bin(), "-f", "--no-trace", "--config",
 			       conf,	      mnt,  NULL };
 	char *out;

@@ -99,7 +99,7 @@ static void run(struct result *r, const char *const *args)
 static void run_env(struct result *r, const char *const *args,
 		    const char *extra_env)
 {
-	const char *bin = getenv("TESTFS_SCENARIO");
+	const char *bin = getenv("TESTFS_SCENARIO"), *base = getenv("TMPDIR");
 	char outp[300], errp[300], tmpenv[300], logarg[600];
 	const char *argv[32];
 	char *envp[256];
@@ -109,7 +109,9 @@ static void run_env(struct result *r, const char *const *args,
 
 	memset(r, 0, sizeof(*r));
 	cr_assert(bin, "TESTFS_SCENARIO is not set");
-	snprintf(r->tmpdir, sizeof(r->tmpdir), "/tmp/testfs-scn.XXXXXX");
+	/* Under the run's own $TMPDIR, where scripts/test.sh looks. */
+	snprintf(r->tmpdir, sizeof(r->tmpdir), "%s/testfs-scn.XXXXXX",
+		 base && base[0] == '/' && strlen(base) < 200 ? base : "/tmp");
 	cr_assert(mkdtemp(r->tmpdir), "mkdtemp: %s", strerror(errno));
 	snprintf(outp, sizeof(outp), "%s/out", r->tmpdir);
 	snprintf(errp, sizeof(errp), "%s/err", r->tmpdir);

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -478,6 +479,59 @@ Test(decode, needs_device_and_unique_kinds)
 		     -EEXIST);
 }
 
+/*
+ * A format whose fields lie past the record: the decoder must look at no
+ * byte outside it. The record is allocated at its exact length so that
+ * ASan sees any read past it.
+ */
+static const char fmt_type_far[] =
+	"name: mm_filemap_fault\n"
+	"ID: 597\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:50;\tsize:2;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\tfield:unsigned long i_ino;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:dev_t s_dev;\toffset:16;\tsize:4;\tsigned:0;\n";
+
+Test(decode, fields_past_the_record)
+{
+	struct trace_decoder d = { 0 };
+	struct trace_event ev;
+	uint8_t *rec = calloc(1, 8);
+	uint8_t *big = calloc(1, 52);
+
+	cr_assert(rec && big);
+	decoder_with(&d, TRACE_FAULT, fmt_type_far);
+	cr_assert_eq(d.layout[0].min_len, 52);
+	cr_assert_eq(trace_decode(&d, rec, 8, &ev), -EINVAL);
+	cr_assert_eq(trace_decode(&d, big, 51, &ev), -EINVAL);
+	/* At its full length the same layout decodes. */
+	put(big, 50, 597, 2);
+	put(big, 8, 31, 8);
+	cr_assert_eq(trace_decode(&d, big, 52, &ev), 0);
+	cr_assert_eq(ev.ino, 31);
+	free(rec);
+	free(big);
+}
+
+/*
+ * The event ID is read before the event is known, so every event must keep
+ * common_type at the same place; one that does not is refused when added.
+ */
+Test(decode, common_type_moves)
+{
+	struct trace_decoder d = { 0 };
+	struct trace_format f;
+	char why[128] = "";
+
+	decoder_with(&d, TRACE_SYNC_RA, fmt_sync_ra);
+	parse(fmt_type_far, &f);
+	cr_assert_eq(trace_decoder_add(&d, TRACE_FAULT, &f, why, sizeof(why)),
+		     -EINVAL);
+	cr_assert(strstr(why, "common_type"), "%s", why);
+	cr_assert_eq(d.n, 1);
+}
+
 Test(decode, kind_names)
 {
 	unsigned k;
@@ -694,6 +748,74 @@ Test(page, end_padding_and_missed_events)
 	cr_assert_eq(s.ts[1], 52);
 	cr_assert(info.missed_events);
 	cr_assert_eq(info.missed, 1234);
+}
+
+/* header_event with the special type_len values given here. */
+static int parse_event_header(unsigned padding, unsigned extend, unsigned stamp,
+			      unsigned data_max, char *why, size_t whylen)
+{
+	struct trace_page_layout l;
+	char text[512];
+
+	snprintf(text, sizeof(text),
+		 "# compressed entry header\n"
+		 "\ttype_len    :    5 bits\n"
+		 "\ttime_delta  :   27 bits\n"
+		 "\tarray       :   32 bits\n"
+		 "\n"
+		 "\tpadding     : type == %u\n"
+		 "\ttime_extend : type == %u\n"
+		 "\ttime_stamp : type == %u\n"
+		 "\tdata max type_len  == %u\n",
+		 padding, extend, stamp, data_max);
+	return trace_page_layout_parse(header_page, text, &l, why, whylen);
+}
+
+/*
+ * type_len values are either data lengths (1 .. data max) or one of the
+ * three special kinds, which must not overlap them, each other, or lie
+ * beyond what type_len can hold: a header saying otherwise is refused.
+ */
+Test(page, special_types_are_distinct)
+{
+	char why[128] = "";
+
+	cr_assert_eq(parse_event_header(29, 30, 31, 28, why, sizeof(why)), 0,
+		     "%s", why);
+	cr_assert_eq(parse_event_header(29, 0, 31, 28, why, sizeof(why)),
+		     -EINVAL);
+	cr_assert(strstr(why, "header_event"), "%s", why);
+	cr_assert_eq(parse_event_header(29, 5, 31, 28, why, sizeof(why)),
+		     -EINVAL);
+	cr_assert_eq(parse_event_header(29, 31, 31, 28, why, sizeof(why)),
+		     -EINVAL);
+	cr_assert_eq(parse_event_header(36, 30, 31, 28, why, sizeof(why)),
+		     -EINVAL);
+	cr_assert_eq(parse_event_header(29, 30, 31, 0, why, sizeof(why)),
+		     -EINVAL);
+}
+
+/*
+ * Whatever a layout says, a time extend is never handed out as a record:
+ * here one whose type_len is also a data length.
+ */
+Test(page, time_extend_is_not_a_record)
+{
+	struct trace_page_layout l = layout();
+	struct page_builder b = { 0 };
+	struct trace_page_info info;
+	struct seen s = { 0 };
+
+	l.type_time_extend = 1;
+	put_word(&b, 1, 5);
+	put32(&b, 1);
+	finish(&b, 100, 0);
+	cr_assert_eq(trace_page_parse(&l, b.page, sizeof(b.page), collect, &s,
+				      &info),
+		     0);
+	cr_assert_eq(s.n, 0);
+	cr_assert_eq(info.records, 0);
+	cr_assert_eq(info.last_ts, 100 + 5 + (1ull << 27));
 }
 
 Test(page, malformed)

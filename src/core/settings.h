@@ -66,6 +66,10 @@ struct options {
 	int trace;
 	char *tracefs;	  /* --tracefs DIR, or NULL */
 	bool trace_reads; /* --trace-reads */
+	/* Where --trace-reads and --no-trace were given, as for
+	 * congestion_what: they conflict, checked at the end. */
+	char trace_reads_what[192];
+	char no_trace_what[192];
 	/* --latency, --rule, --error, checked as they are parsed (NULL when
 	 * none was given). */
 	struct rule_set *rules;

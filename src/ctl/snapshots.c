@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Rendering of the readable control files: log, log.bin, config, stats,
- * error.
+ * error (named in protocol/control_dir.h, which also lists the config
+ * members clients rely on).
  */
 #include "control.h"
 
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include "../common/clock.h"
 #include "../common/json.h"
@@ -202,6 +204,8 @@ static void render_config(struct testfs *t, struct strbuf *sb)
 	json_add_cstring(sb, TESTFS_VERSION);
 	strbuf_adds(sb, ",\"mountpoint\":");
 	json_add_cstring(sb, t->mountpoint);
+	/* The serving process (after a fork into the background). */
+	strbuf_addf(sb, ",\"pid\":%d", (int)getpid());
 	strbuf_addf(sb, ",\"bdi\":\"%s\",\"page_size\":%u,\"kernel\":",
 		    t->knobs.bdi, t->page_size);
 	json_add_cstring(sb, u.release);

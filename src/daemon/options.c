@@ -287,9 +287,13 @@ int options_apply(struct options *o, const struct opt_desc *d, const char *val,
 		return 0;
 	case OPT_NO_TRACE:
 		o->trace = OPT_TRACE_OFF;
+		snprintf(o->no_trace_what, sizeof(o->no_trace_what), "%s",
+			 what);
 		return 0;
 	case OPT_TRACE_READS:
 		o->trace_reads = true;
+		snprintf(o->trace_reads_what, sizeof(o->trace_reads_what), "%s",
+			 what);
 		return 0;
 	case OPT_TRACEFS:
 		if (val[0] != '/')
@@ -321,9 +325,13 @@ static int finish(struct options *o, char *err, size_t errlen)
 		return 0;
 	if (!o->mountpoint)
 		return options_fail(err, errlen, "missing MOUNTPOINT");
+	/* Either may come from a config file: name where each was given. */
 	if (o->trace_reads && o->trace == OPT_TRACE_OFF)
-		return options_fail(err, errlen,
-				    "--trace-reads: conflicts with --no-trace");
+		return options_fail(err, errlen, "%s: conflicts with %s",
+				    o->trace_reads_what[0] ? o->trace_reads_what
+							   : "--trace-reads",
+				    o->no_trace_what[0] ? o->no_trace_what
+							: "--no-trace");
 	if (o->congestion_threshold != OPT_UNSET) {
 		int64_t mb = o->max_background != OPT_UNSET
 				     ? o->max_background

@@ -21,8 +21,8 @@
 #include "../correlate/correlate.h"
 #include "../fuse/fs_ops.h"
 #include "../slow/delay_queue.h"
-#include "loop_mt.h"
 #include "startup.h"
+#include "stop.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
@@ -44,7 +44,7 @@ static void drain_workers(struct testfs *t)
 	atomic_store(&t->stopping, true);
 	while (t->workers) {
 		pthread_mutex_unlock(&t->workers_lock);
-		fuse_session_loop(t->se);
+		stop_session_loop(t);
 		pthread_mutex_lock(&t->workers_lock);
 		if (!t->workers)
 			break;
@@ -271,8 +271,10 @@ int serve(struct testfs *t)
 			     strerror(-ret));
 		goto out_destroy;
 	}
-	if (fuse_set_signal_handlers(t->se) != 0) {
-		startup_fail(1, "cannot install signal handlers");
+	ret = stop_signals_install(t);
+	if (ret) {
+		startup_fail(1, "cannot install signal handlers: %s",
+			     strerror(-ret));
 		goto out_destroy;
 	}
 	if (fuse_session_mount(t->se, t->mountpoint) != 0) {
@@ -304,7 +306,7 @@ int serve(struct testfs *t)
 		else
 			watching = true;
 	}
-	ret = t->threads > 1 ? loop_mt_run(t) : fuse_session_loop(t->se);
+	ret = stop_session_loop(t);
 	drain_workers(t);
 	/* Delayed replies still queued are answered before unmounting. */
 	delay_queue_stop(t->delays);
@@ -342,7 +344,7 @@ out_unmount:
 	}
 out_handlers:
 	testfs_free_handles(t);
-	fuse_remove_signal_handlers(t->se);
+	stop_signals_remove(t);
 out_destroy:
 	delay_queue_stop(t->delays);
 	t->delays = NULL;

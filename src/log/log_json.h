@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "../common/strbuf.h"
-#include "log_record.h"
+#include "../../protocol/log_record.h"
 
 /*
  * Appends @rec as one JSON object and a newline. @file is the name of the

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "log_record.h"
+#include "../../protocol/log_record.h"
 
 #define LOG_RING_MIN 16
 #define LOG_RING_MAX (1ull << 30)
@@ -33,7 +33,7 @@ struct log_slot {
 	struct log_record rec;
 };
 
-/* --help and the README give the ring's memory as 144 bytes a record. */
+/* --help and testfs(8) give the ring's memory as 144 bytes a record. */
 _Static_assert(sizeof(struct log_slot) == 144, "a slot is 144 bytes");
 
 struct log_ring {

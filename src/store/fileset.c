@@ -9,9 +9,12 @@ static const struct {
 	const char *name;
 	enum control_file id;
 } control_files[] = {
-	{ "log", CONTROL_LOG },	      { "log.bin", CONTROL_LOG_BIN },
-	{ "ctl", CONTROL_CTL },	      { "error", CONTROL_ERROR },
-	{ "config", CONTROL_CONFIG }, { "stats", CONTROL_STATS },
+	{ CONTROL_NAME_LOG, CONTROL_LOG },
+	{ CONTROL_NAME_LOG_BIN, CONTROL_LOG_BIN },
+	{ CONTROL_NAME_CTL, CONTROL_CTL },
+	{ CONTROL_NAME_ERROR, CONTROL_ERROR },
+	{ CONTROL_NAME_CONFIG, CONTROL_CONFIG },
+	{ CONTROL_NAME_STATS, CONTROL_STATS },
 };
 
 static uint64_t key_hash(uint64_t parent, const char *name, size_t len)

@@ -15,11 +15,12 @@
 
 #include <testfs/pattern.h>
 
+#include "../../protocol/control_dir.h"
 #include "pattern_gen.h"
 
 #define FILESET_NAME_MAX 255
 #define FILESET_PATH_MAX 4095
-#define FILESET_CONTROL_DIR ".testfs"
+#define FILESET_CONTROL_DIR CONTROL_DIR
 
 enum node_kind {
 	NODE_DIR,

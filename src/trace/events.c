@@ -266,11 +266,17 @@ int trace_decoder_add(struct trace_decoder *d, unsigned kind,
 			return -EINVAL;
 		}
 	}
-	if (d->n && d->type_size != l.slot[TRACE_SLOT_TYPE].size) {
-		snprintf(why, whylen, "%s: common_type of size %u", fmt->name,
-			 l.slot[TRACE_SLOT_TYPE].size);
+	if (d->n && (d->type_size != l.slot[TRACE_SLOT_TYPE].size ||
+		     d->type_offset != l.slot[TRACE_SLOT_TYPE].offset)) {
+		snprintf(why, whylen,
+			 "%s: common_type of size %u at offset %u, "
+			 "others have size %u at %u",
+			 fmt->name, l.slot[TRACE_SLOT_TYPE].size,
+			 l.slot[TRACE_SLOT_TYPE].offset, d->type_size,
+			 d->type_offset);
 		return -EINVAL;
 	}
+	d->type_offset = l.slot[TRACE_SLOT_TYPE].offset;
 	d->type_size = l.slot[TRACE_SLOT_TYPE].size;
 	d->layout[d->n++] = l;
 	return 0;
@@ -316,10 +322,10 @@ int trace_decode(const struct trace_decoder *d, const void *data, size_t len,
 	uint64_t type;
 	unsigned i, s;
 
-	if (!d->n || len < d->type_size)
+	/* A format may put common_type anywhere: check before reading it. */
+	if (!d->n || len < (size_t)d->type_offset + d->type_size)
 		return -EINVAL;
-	type = get_u(p + d->layout[0].slot[TRACE_SLOT_TYPE].offset,
-		     d->type_size, false);
+	type = get_u(p + d->type_offset, d->type_size, false);
 	for (i = 0; i < d->n; i++) {
 		if (d->layout[i].id == type) {
 			l = &d->layout[i];
@@ -328,6 +334,7 @@ int trace_decode(const struct trace_decoder *d, const void *data, size_t len,
 	}
 	if (!l)
 		return -ENOENT;
+	/* min_len is the end of the farthest field: all of them are inside. */
 	if (len < l->min_len)
 		return -EINVAL;
 	ev->kind = l->kind;
@@ -484,7 +491,7 @@ int trace_page_layout_parse(const char *header_page, const char *header_event,
 			    size_t whylen)
 {
 	struct trace_field f[8];
-	unsigned n, i, v[6];
+	unsigned n, i, v[6], type_max;
 	bool ts = false, commit = false, data = false;
 	static const struct {
 		const char *key;
@@ -536,11 +543,30 @@ int trace_page_layout_parse(const char *header_page, const char *header_event,
 	l->type_time_stamp = (uint8_t)v[4];
 	l->type_data_max = (uint8_t)v[5];
 	if (l->type_len_bits + l->time_delta_bits != 32 ||
-	    l->type_len_bits == 0 || l->type_len_bits > 8 ||
-	    l->type_data_max >= l->type_padding) {
+	    l->type_len_bits == 0 || l->type_len_bits > 8) {
 		snprintf(why, whylen,
 			 "header_event: unexpected layout (%u+%u bits)",
 			 l->type_len_bits, l->time_delta_bits);
+		return -EINVAL;
+	}
+	/*
+	 * A type_len is a data length (1 .. data max) or one of the three
+	 * special kinds; a value that meant two things would hand a time
+	 * stamp out as a record.
+	 */
+	type_max = (1u << l->type_len_bits) - 1;
+	for (i = 2; i < 5; i++) {
+		if (v[i] <= v[5] || v[i] > type_max ||
+		    v[i] == v[i == 4 ? 2 : i + 1]) {
+			snprintf(why, whylen,
+				 "header_event: %s type %u overlaps data "
+				 "(1..%u), another kind or exceeds %u",
+				 keys[i].key, v[i], v[5], type_max);
+			return -EINVAL;
+		}
+	}
+	if (v[5] == 0) {
+		snprintf(why, whylen, "header_event: data max type_len 0");
 		return -EINVAL;
 	}
 	return 0;
@@ -585,8 +611,9 @@ int trace_page_parse(const struct trace_page_layout *l, const void *page,
 		info->missed = get_u(data + commit, l->commit_size, false);
 
 	while (off < commit) {
-		struct trace_record rec;
+		struct trace_record rec = { 0 };
 		uint32_t w, type, delta, array0 = 0;
+		bool is_data = false;
 		size_t total;
 
 		if (commit - off < 4)
@@ -599,7 +626,9 @@ int trace_page_parse(const struct trace_page_layout *l, const void *page,
 		type = w >> l->time_delta_bits;
 		delta = w & ((1u << l->time_delta_bits) - 1);
 #endif
-		if (type > l->type_data_max || type == 0) {
+		if (type == 0 || type > l->type_data_max ||
+		    type == l->type_padding || type == l->type_time_extend ||
+		    type == l->type_time_stamp) {
 			if (type == l->type_padding && delta == 0)
 				break; /* the rest of the page is empty */
 			if (commit - off < 8)
@@ -635,17 +664,19 @@ int trace_page_parse(const struct trace_page_layout *l, const void *page,
 			ts += delta;
 			rec.data = data + off + 8;
 			rec.len = array0 - 4;
+			is_data = true;
 		} else if (type <= l->type_data_max) {
 			total = 4 + (size_t)type * 4;
 			ts += delta;
 			rec.data = data + off + 4;
 			rec.len = type * 4;
+			is_data = true;
 		} else {
 			return -EINVAL;
 		}
 		if (total > commit - off)
 			return -EINVAL;
-		if (type == 0 || type <= l->type_data_max) {
+		if (is_data) {
 			rec.ts = ts;
 			info->records++;
 			ret = fn(&rec, arg);

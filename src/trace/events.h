@@ -173,14 +173,18 @@ struct trace_layout {
 struct trace_decoder {
 	unsigned n;
 	struct trace_layout layout[TRACE_KIND_COUNT];
-	uint16_t type_size; /* size of common_type, the same for all */
+	/* Where common_type is: read before the event is known, so the same
+	 * for every event added. */
+	uint16_t type_offset;
+	uint16_t type_size;
 };
 
 /*
  * Adds event @kind with format @fmt to @d. Fails with -EINVAL and a reason
  * in @why when the format lacks a field the tracer needs (common_type,
- * common_pid, the inode, the device) or a field has an unusable size;
- * -EEXIST when @kind or the ID is already there.
+ * common_pid, the inode, the device), a field has an unusable size or
+ * common_type is not where the events already added have it; -EEXIST when
+ * @kind or the ID is already there.
  */
 int trace_decoder_add(struct trace_decoder *d, unsigned kind,
 		      const struct trace_format *fmt, char *why, size_t whylen);
@@ -188,7 +192,8 @@ int trace_decoder_add(struct trace_decoder *d, unsigned kind,
 /*
  * Decodes the record @data (@len bytes, starting at common_type) into
  * @ev (ts_ns and cpu are left to the caller). Returns 0, -ENOENT for an
- * event ID not in @d, -EINVAL for a record too short for its format.
+ * event ID not in @d, -EINVAL for a record too short for its format (every
+ * field it has must lie inside the record; no byte past @len is read).
  */
 int trace_decode(const struct trace_decoder *d, const void *data, size_t len,
 		 struct trace_event *ev);

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The daemon's command line (src/daemon/options.c, option_table.c): the
+ * input is argv, one argument per NUL-separated piece, then (after a
+ * double NUL) the text of a config file. Every --config names that file, kept
+ * in a memfd, so no input opens a path of this machine. Parsing must succeed or
+ * fail with a message, and options_free() must leave nothing behind.
+ */
+#include <errno.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "fuzz.h"
+
+#include "daemon/options.h"
+
+#define MAX_ARGS 64
+
+static int config_fd = -1;
+static char config_path[64];
+static char config_arg[80];
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	config_fd = memfd_create("testfs-fuzz-config", MFD_CLOEXEC);
+	if (config_fd < 0)
+		abort();
+	snprintf(config_path, sizeof(config_path), "/proc/self/fd/%d",
+		 config_fd);
+	snprintf(config_arg, sizeof(config_arg), "--config=%s", config_path);
+	return 0;
+}
+
+static void set_config(const uint8_t *data, size_t size)
+{
+	if (ftruncate(config_fd, 0) ||
+	    pwrite(config_fd, data, size, 0) != (ssize_t)size)
+		abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	size_t split = fuzz_find(data, size, "\0\0", 2);
+	char *buf, *args[MAX_ARGS], *argv[MAX_ARGS + 1];
+	struct options o;
+	char err[1024] = "";
+	size_t n, i;
+	int ret;
+
+	set_config(data + (split < size ? split + 2 : size),
+		   split < size ? size - split - 2 : 0);
+	n = fuzz_split(data, split, '\0', &buf, args, MAX_ARGS);
+	argv[0] = (char *)"testfs";
+	for (i = 0; i < n; i++) {
+		argv[i + 1] = args[i];
+		if (strncmp(args[i], "--config=", 9) == 0)
+			argv[i + 1] = config_arg;
+		else if (i > 0 && strcmp(args[i - 1], "--config") == 0)
+			argv[i + 1] = config_path;
+	}
+	options_init(&o);
+	ret = options_parse(&o, (int)n + 1, argv, err, sizeof(err));
+	if (ret) {
+		FUZZ_CHECK(ret == -EINVAL || ret == -ENOMEM, "returned %d",
+			   ret);
+		FUZZ_CHECK(err[0], "refused without a message");
+	} else {
+		FUZZ_CHECK(o.help || o.version || o.mountpoint,
+			   "accepted without a mountpoint");
+		FUZZ_CHECK(o.help || o.version || o.nfiles > 0,
+			   "accepted without files");
+	}
+	options_free(&o);
+	free(buf);
+	return 0;
+}

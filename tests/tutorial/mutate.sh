@@ -1,0 +1,54 @@
+#!/bin/bash
+# The doc test must fail when a figure of the tutorial is edited: edits a
+# copy of docs/tutorial.md in three ways (a shown output line, a figure in
+# the prose, a check's value) and expects run.sh to fail each time, naming
+# the experiment. Usage: tests/tutorial/mutate.sh BUILD_DIR
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+doc=$here/../../docs/tutorial.md
+work=$(mktemp -d /tmp/testfs-test.tutorial-mutate.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+if [ "$(id -u)" != 0 ]; then
+	echo "SKIP: the tutorial runs as root"
+	exit 77
+fi
+
+if [ $# -ne 1 ] || [ ! -d "$1" ]; then
+	echo "usage: mutate.sh BUILD_DIR" >&2
+	exit 2
+fi
+build=$1
+failed=0
+
+# mutate NAME EXPERIMENT SED_EXPRESSION: the edit must change the copy,
+# and run.sh on the copy must exit 1 with a FAIL line for EXPERIMENT.
+mutate() {
+	local name=$1 exp=$2 expr=$3 status
+	sed "$expr" "$doc" >"$work/$name.md"
+	if cmp -s "$doc" "$work/$name.md"; then
+		echo "FAIL: $name: the edit '$expr' no longer changes the tutorial"
+		failed=1
+		return
+	fi
+	TUTORIAL_STRICT=1 bash "$here/run.sh" --doc "$work/$name.md" \
+		--only "$exp" "$build" >"$work/$name.out" 2>&1
+	status=$?
+	if [ $status -eq 1 ] &&
+		grep -q "^FAIL: experiment '$exp'" "$work/$name.out"; then
+		echo "ok: $name: $(grep -m1 "^FAIL: experiment" "$work/$name.out")"
+	else
+		echo "FAIL: $name: run.sh exited $status on the edited tutorial:"
+		sed 's/^/    /' "$work/$name.out"
+		failed=1
+	fi
+}
+
+# A figure of the window ramp in a shown output line, a figure in the
+# prose, and the value of a check.
+mutate shown-line ramp 's/^"page":28,"pages":32$/"page":28,"pages":36/'
+mutate prose readaround 's/^1 inside, 15 after it\.$/1 inside, 14 after it./'
+mutate check-value exec \
+	's/expect="0 before the mapping, 1024 inside, 0 after it"/expect="0 before the mapping, 1024 inside, 1 after it"/'
+exit $failed
