@@ -165,7 +165,7 @@ TestSuite(threads, .init = start_threads, .fini = stop, .timeout = 120);
 
 Test(threads, config_says_threads)
 {
-	char path[256], *text;
+	char path[512], *text;
 
 	snprintf(path, sizeof(path), "%s/.testfs/config", mnt.dir);
 	text = harness_read_file(path, NULL);
@@ -241,7 +241,7 @@ TestSuite(one_thread, .init = start_one, .fini = stop, .timeout = 120);
 
 Test(one_thread, config_says_one)
 {
-	char path[256], *text;
+	char path[512], *text;
 
 	snprintf(path, sizeof(path), "%s/.testfs/config", mnt.dir);
 	text = harness_read_file(path, NULL);
@@ -264,7 +264,7 @@ Test(one_thread, sixteen_sequential_readers_4k)
 struct busy {
 	pthread_t th[READERS];
 	atomic_bool stop;
-	char path[256];
+	char path[512];
 };
 
 /* O_DIRECT: every read reaches the daemon, whatever is cached. */
