@@ -91,7 +91,7 @@ trap 'exit 143' TERM
 mounts_now() { mount | grep -E 'testfs|minimal' | sort || true; }
 mounts_before=$(mounts_now)
 
-others=$( (for b in latency throughput log_bench scale pattern_speed; do
+others=$( (for b in latency throughput log_bench scale pattern_speed concurrency; do
 	pgrep -a -x "$b"
 done) || true)
 if [ -n "$others" ]; then
@@ -106,6 +106,12 @@ load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 
 progress "throughput benchmark ($builddir/bench/throughput${quick:+ $quick})"
 timeout 1800 "$builddir/bench/throughput" $quick >"$work/throughput.txt"
+
+progress "concurrent readers ($builddir/bench/concurrency)"
+conc_rounds=7
+[ -n "$quick" ] && conc_rounds=3
+timeout 1800 "$builddir/bench/concurrency" --rounds "$conc_rounds" \
+	>"$work/concurrency.txt"
 
 progress "pattern generation ($builddir/bench/pattern_speed${quick:+ $quick})"
 timeout 600 "$builddir/bench/pattern_speed" $quick >"$work/pattern.txt"
@@ -275,7 +281,7 @@ minutes=$(( ($(date +%s) - t_start + 59) / 60 ))
 	echo "| memory | $mem |"
 	echo "| libfuse | $(pkg-config --modversion fuse3 2>/dev/null || echo unknown) |"
 	echo "| compiler | $(cc --version | head -1), meson buildtype $buildtype |"
-	echo "| FUSE | max_pages_limit $max_pages_limit; testfs and the minimal server both run with the defaults: max_pages 256, max_background 12, one request thread, replies by writev (no splice) |"
+	echo "| FUSE | max_pages_limit $max_pages_limit; testfs and the minimal server both run with the defaults: max_pages 256, max_background 12, replies by writev (no splice); testfs has 4 request threads (--threads default), the minimal server one |"
 	echo "| memory management | transparent hugepages: $thp; free page reporting to the host: ${reporting:-not on the kernel command line} |"
 	echo "| load average (1, 5, 15 min) | at start $load_before; at the end $load_after |"
 	echo "| other benchmarks at start | ${others:-none} |"
@@ -352,6 +358,15 @@ minutes=$(( ($(date +%s) - t_start + 59) / 60 ))
 	echo
 	sed -n '/^Medians over/,/^Effective/p' "$work/throughput-reads.txt" |
 		sed '$d' | sed '${/^$/d}'
+	echo
+	echo "## Concurrent readers and --threads"
+	echo
+	echo "\`build/bench/concurrency --rounds $conc_rounds\`: 1, 4 and 16 readers"
+	echo "(each its own slice of a 256 MiB file, read(2) of 1 MiB or 4 KiB, cold)"
+	echo "on testfs --threads 1, testfs --threads 4 and the minimal server (one"
+	echo "thread), alternating; read_ahead_kb 128."
+	echo
+	cat "$work/concurrency.txt"
 	echo
 	echo "## Latency"
 	echo

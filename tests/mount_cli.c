@@ -36,6 +36,9 @@ static const struct bad_case bad_cases[] = {
 	{ { "--max-background", "0", "/mnt" }, "--max-background" },
 	{ { "--congestion-threshold", "50", "/mnt" },
 	  "--congestion-threshold" },
+	{ { "--threads", "0", "/mnt" }, "--threads" },
+	{ { "--threads", "257", "/mnt" }, "--threads" },
+	{ { "--threads", "four", "/mnt" }, "--threads" },
 	{ { "--log-capacity", "3", "/mnt" }, "--log-capacity" },
 	{ { "--config", "/nonexistent.conf", "/mnt" }, "/nonexistent.conf" },
 	/* It used to be read forever, its memory growing without bound. */
@@ -94,6 +97,7 @@ Test(cli, help_documents_every_option)
 		"--max-pages",
 		"--max-background",
 		"--congestion-threshold",
+		"--threads",
 		"--log",
 		"--log-capacity",
 		"--foreground",

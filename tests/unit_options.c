@@ -108,6 +108,7 @@ Test(options, defaults)
 	cr_assert_eq(o.max_background, OPT_UNSET);
 	cr_assert_eq(o.congestion_threshold, OPT_UNSET);
 	cr_assert_eq(o.log_capacity, OPTIONS_DEFAULT_LOG_CAPACITY);
+	cr_assert_eq(o.threads, OPTIONS_DEFAULT_THREADS);
 	cr_assert_null(o.log_path);
 	cr_assert(o.auto_unmount);
 	cr_assert_not(o.foreground);
@@ -650,6 +651,17 @@ Test(config, last_line_without_newline)
 	cr_assert_eq(o.ra_kb, 64);
 }
 
+Test(config, threads_and_command_line_override)
+{
+	const char *path = write_config("threads 4\n");
+
+	expect_ok(PARSE("--config", path, "/mnt"));
+	cr_assert_eq(o.threads, 4);
+	options_free(&o);
+	expect_ok(PARSE("--config", path, "--threads", "256", "/mnt"));
+	cr_assert_eq(o.threads, 256);
+}
+
 Test(config, empty_file)
 {
 	const char *path = write_config("");
@@ -823,12 +835,25 @@ Test(config, load_directly)
 
 /* The config-file keys testfs(8) documents. */
 static const char *const documented_keys[] = {
-	"file",	     "backing",		"ra-kb",
-	"max-pages", "max-background",	"congestion-threshold",
-	"log",	     "log-capacity",	"latency",
-	"rule",	     "error",		"pause",
-	"quiet",     "no-auto-unmount", "trace",
-	"no-trace",  "trace-reads",	"tracefs",
+	"file",
+	"backing",
+	"ra-kb",
+	"max-pages",
+	"max-background",
+	"congestion-threshold",
+	"threads",
+	"log",
+	"log-capacity",
+	"latency",
+	"rule",
+	"error",
+	"pause",
+	"quiet",
+	"no-auto-unmount",
+	"trace",
+	"no-trace",
+	"trace-reads",
+	"tracefs",
 };
 
 #define N_DOCUMENTED (sizeof(documented_keys) / sizeof(documented_keys[0]))

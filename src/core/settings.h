@@ -29,6 +29,9 @@ struct file_spec {
 /* The kernel's own defaults, used when a knob is not given. */
 #define KERNEL_DEFAULT_MAX_BACKGROUND 12
 #define KERNEL_DEFAULT_CONGESTION_THRESHOLD 9
+/* --threads: the default (see docs/benchmarks.md) and the most allowed. */
+#define OPTIONS_DEFAULT_THREADS 1
+#define TESTFS_THREADS_MAX 256
 
 struct options {
 	struct file_spec *files;
@@ -45,6 +48,8 @@ struct options {
 	int64_t max_pages;
 	int64_t max_background;
 	int64_t congestion_threshold;
+	/* Request threads over /dev/fuse (--threads, 1..TESTFS_THREADS_MAX). */
+	int64_t threads;
 	/* Where it was given ("--congestion-threshold" or "FILE:LINE: ..."),
 	 * for the check against max-background made at the end. */
 	char congestion_what[192];

@@ -74,8 +74,11 @@ struct testfs {
 	struct log_writer *writer; /* NULL without --log */
 	struct testfs_stats stats; /* read path, atomics */
 	struct fuse_session *se;
-	pthread_t serving_thread; /* runs the request loop */
-	char *mountpoint;	  /* absolute */
+	pthread_t serving_thread; /* runs (or waits for) the request loop */
+	/* Request threads (--threads): 1 serves on serving_thread, more
+	 * through daemon/loop_mt.c while serving_thread waits. */
+	unsigned threads;
+	char *mountpoint; /* absolute */
 	uint32_t page_size;
 	uid_t uid;
 	gid_t gid;
@@ -139,7 +142,8 @@ void testfs_free_handles(struct testfs *t);
 
 /*
  * Ends the request loop (as a signal would): its read() returns EINTR and
- * it sees the exit. Any thread may call it.
+ * it sees the exit (with --threads, serving_thread waits for the request
+ * threads and ends them). Any thread may call it.
  */
 void testfs_stop_serving(struct testfs *t);
 

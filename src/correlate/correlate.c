@@ -425,8 +425,12 @@ static void attribute(struct correlator *c, uint64_t pos,
 		 * A batch's reads arrive in page order and never twice: what
 		 * lies before the end of this read is done with, so a later
 		 * read of those pages (after eviction) is not taken for it.
+		 * With several request threads a later read of the batch may
+		 * be answered, and attributed, before an earlier one: only a
+		 * read at the start of what is left moves the start, so the
+		 * earlier one still finds its batch.
 		 */
-		if (last + 1 > b->first)
+		if (first <= b->first && last + 1 > b->first)
 			b->first = last + 1 < b->end ? last + 1 : b->end;
 	} else if (c->have_ra && st &&
 		   fault_before(st, rec->read.pid, first, rec->t_ns)) {

@@ -489,13 +489,13 @@ static void start_batch(struct testfs *t, struct command_batch *b)
 	}
 }
 
-static void reject(struct testfs *t, fuse_req_t req, struct control_session *s,
-		   const char *why)
+/* Drops what @s had pending; the caller replies EINVAL. */
+static int reject(struct testfs *t, struct control_session *s, const char *why)
 {
 	control_set_error(t, "%s", why);
 	atomic_fetch_add(&t->stats.ctl_rejected, 1);
 	strbuf_reset(&s->pending);
-	fuse_reply_err(req, EINVAL);
+	return -EINVAL;
 }
 
 static void release_session(struct testfs *t, struct handle_link *link)
@@ -510,8 +510,10 @@ struct control_session *control_session_new(struct testfs *t)
 
 	/* .testfs/error explains what went wrong since ctl was last opened. */
 	control_set_error(t, "%s", "");
-	if (s)
+	if (s) {
+		pthread_mutex_init(&s->lock, NULL);
 		testfs_track(t, &s->link, release_session);
+	}
 	return s;
 }
 
@@ -521,18 +523,26 @@ void control_session_free(struct testfs *t, struct control_session *s)
 		return;
 	testfs_untrack(t, &s->link);
 	strbuf_free(&s->pending);
+	pthread_mutex_destroy(&s->lock);
 	free(s);
 }
 
-void control_write(struct testfs *t, fuse_req_t req, struct control_session *s,
-		   const char *buf, size_t len)
+/*
+ * The part of a write that needs @s locked: takes @buf into pending and
+ * the complete lines out of it into *@out (NULL: none yet). Nothing is
+ * replied under the lock: once the reply is sent the client may close
+ * the file, and the session is freed on another request thread.
+ */
+static int take_lines(struct testfs *t, struct control_session *s,
+		      const char *buf, size_t len, struct command_batch **out)
 {
 	struct command_batch *b;
 	const char *nl;
 	size_t upto;
 
+	*out = NULL;
 	if (memchr(buf, '\0', len))
-		return reject(t, req, s, "command contains a NUL byte");
+		return reject(t, s, "command contains a NUL byte");
 	/*
 	 * A command may arrive in pieces (dd bs=1, or a long write the
 	 * kernel split): only complete lines run; the rest waits for the
@@ -540,42 +550,78 @@ void control_write(struct testfs *t, fuse_req_t req, struct control_session *s,
 	 */
 	strbuf_add(&s->pending, buf, len);
 	if (s->pending.oom)
-		return reject(t, req, s, "out of memory");
+		return reject(t, s, "out of memory");
 	nl = s->pending.len ? memrchr(s->pending.data, '\n', s->pending.len)
 			    : NULL;
 	if (!nl) {
 		if (s->pending.len > CTL_LINE_MAX)
-			return reject(t, req, s,
+			return reject(t, s,
 				      "command line longer than 65536 bytes");
-		return (void)fuse_reply_write(req, len);
+		return 0;
 	}
 	upto = (size_t)(nl - s->pending.data) + 1;
 	b = calloc(1, sizeof(*b));
 	if (!b || !(b->text = strndup(s->pending.data, upto))) {
 		free(b);
-		return reject(t, req, s, "out of memory");
+		return reject(t, s, "out of memory");
 	}
 	memmove(s->pending.data, s->pending.data + upto, s->pending.len - upto);
 	s->pending.len -= upto;
 	s->pending.data[s->pending.len] = '\0';
+	*out = b;
+	return 0;
+}
+
+void control_write(struct testfs *t, fuse_req_t req, struct control_session *s,
+		   const char *buf, size_t len)
+{
+	struct command_batch *b;
+	int err;
+
+	pthread_mutex_lock(&s->lock);
+	err = take_lines(t, s, buf, len, &b);
+	pthread_mutex_unlock(&s->lock);
+	if (err)
+		return (void)fuse_reply_err(req, -err);
+	if (!b)
+		return (void)fuse_reply_write(req, len);
 	b->t = t;
 	b->req = req;
 	b->len = len;
 	start_batch(t, b);
 }
 
-void control_flush(struct testfs *t, fuse_req_t req, struct control_session *s)
+/* close() of ctl: the pending incomplete line, taken under the lock. */
+static int take_rest(struct testfs *t, struct control_session *s,
+		     struct command_batch **out)
 {
 	struct command_batch *b;
 
-	if (!s || s->pending.len == 0)
-		return (void)fuse_reply_err(req, 0);
+	*out = NULL;
+	if (s->pending.len == 0)
+		return 0;
 	b = calloc(1, sizeof(*b));
 	if (!b || !(b->text = strndup(s->pending.data, s->pending.len))) {
 		free(b);
-		return reject(t, req, s, "out of memory");
+		return reject(t, s, "out of memory");
 	}
 	strbuf_reset(&s->pending);
+	*out = b;
+	return 0;
+}
+
+void control_flush(struct testfs *t, fuse_req_t req, struct control_session *s)
+{
+	struct command_batch *b = NULL;
+	int err = 0;
+
+	if (s) {
+		pthread_mutex_lock(&s->lock);
+		err = take_rest(t, s, &b);
+		pthread_mutex_unlock(&s->lock);
+	}
+	if (err || !b)
+		return (void)fuse_reply_err(req, -err);
 	b->t = t;
 	b->req = req;
 	b->is_flush = true;

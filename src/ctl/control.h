@@ -29,6 +29,9 @@ struct control_snapshot {
 	uint64_t next_pos;
 	uint64_t end_pos;
 	uint64_t base_off; /* file offset of data[0] */
+	/* A streamed log's window: with --threads, two reads of one open
+	 * file may be served at once, and each moves it. */
+	pthread_mutex_t lock;
 	struct strbuf buf;
 };
 
@@ -43,15 +46,22 @@ void control_snapshot_free(struct testfs *t, struct control_snapshot *snap);
 /*
  * The bytes of @snap at [@off, @off + @size): *@data and *@len (0 at the
  * end). Sequential reads of a streamed log render only what they need; a
- * read before the current position starts the rendering over.
+ * read before the current position starts the rendering over. The bytes
+ * are copied into @copy (@size bytes): a streamed log's window moves on
+ * once its lock is dropped, and any snapshot may be freed as soon as the
+ * reply reaches the client.
  */
 void control_snapshot_read(struct testfs *t, struct control_snapshot *snap,
-			   uint64_t off, size_t size, const char **data,
-			   size_t *len);
+			   uint64_t off, size_t size, char *copy,
+			   const char **data, size_t *len);
 
 /* The state of one open of .testfs/ctl: a line not yet complete. */
 struct control_session {
 	struct handle_link link;
+	/* With --threads, a write and a flush of one session (a dup'ed fd
+	 * closed meanwhile) may be served at once: each takes pending in
+	 * turn, under the lock. */
+	pthread_mutex_t lock;
 	struct strbuf pending;
 };
 

@@ -52,6 +52,11 @@ static const struct opt_desc opt_table[] = {
 	  "background requests at which the kernel drops async readahead "
 	  "(1..max-background). Default: kernel (9), or 3/4 of "
 	  "--max-background if given" },
+	{ "threads", 0, OPT_THREADS, true, true, SEC_KNOBS, "N",
+	  "request threads (1..256): they take turns reading /dev/fuse and "
+	  "answer in parallel; every read is logged in the kernel's order, "
+	  "as with one thread. Default 1 (one request at a time, the most "
+	  "deterministic timing)" },
 	{ "latency", 0, OPT_LATENCY, true, true, SEC_SLOW, "MODEL",
 	  "latency of every data read that no --rule matches: none, fixed:DUR, "
 	  "uniform:MIN-MAX, normal:MEAN,SD, lognormal:MEDIAN,SIGMA (random "

@@ -20,6 +20,7 @@ void options_init(struct options *o)
 	o->ra_kb = OPT_UNSET;
 	o->max_pages = OPT_UNSET;
 	o->max_background = OPT_UNSET;
+	o->threads = OPTIONS_DEFAULT_THREADS;
 	o->congestion_threshold = OPT_UNSET;
 	o->log_capacity = OPTIONS_DEFAULT_LOG_CAPACITY;
 	o->auto_unmount = true;
@@ -252,6 +253,9 @@ int options_apply(struct options *o, const struct opt_desc *d, const char *val,
 		snprintf(o->congestion_what, sizeof(o->congestion_what), "%s",
 			 what);
 		return set_int(&o->congestion_threshold, what, val, 1, 65535,
+			       err, errlen);
+	case OPT_THREADS:
+		return set_int(&o->threads, what, val, 1, TESTFS_THREADS_MAX,
 			       err, errlen);
 	case OPT_LOG:
 		return set_string(&o->log_path, what, val, err, errlen);

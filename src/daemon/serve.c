@@ -169,11 +169,9 @@ static void *ready_main(void *arg)
 		testfs_stop_serving(t);
 		return NULL;
 	}
+	/* .testfs/config may be read (and the knobs refreshed) meanwhile. */
 	pthread_mutex_lock(&t->ctl_lock);
 	knobs_apply(t, me.dev, warn, sizeof(warn));
-	pthread_mutex_unlock(&t->ctl_lock);
-	if (warn[0])
-		startup_warn("%s", warn);
 	snprintf(
 		line, sizeof(line),
 		"%zu file%s at %s (bdi %s): read_ahead_kb %lld, max_pages %lld, max_background %lld, congestion_threshold %lld, log capacity %llu",
@@ -183,6 +181,14 @@ static void *ready_main(void *arg)
 		(long long)t->knobs.max_background,
 		(long long)t->knobs.congestion_threshold,
 		(unsigned long long)t->log.capacity);
+	pthread_mutex_unlock(&t->ctl_lock);
+	if (warn[0])
+		startup_warn("%s", warn);
+	/* Said only when not the default, so the usual line stays short. */
+	if (t->threads != OPTIONS_DEFAULT_THREADS)
+		snprintf(line + strlen(line), sizeof(line) - strlen(line),
+			 ", %u request thread%s", t->threads,
+			 t->threads == 1 ? "" : "s");
 	if (o->ready_fd >= 0) {
 		if (write(o->ready_fd, "ready\n", 6) < 0)
 			startup_warn("--ready-fd %d: %s", o->ready_fd,
@@ -249,6 +255,7 @@ int serve(struct testfs *t)
 	int ret, status = 1;
 
 	t->serving_thread = pthread_self();
+	t->threads = (unsigned)t->opts->threads;
 	if (make_args(t, &args)) {
 		startup_fail(1, "out of memory");
 		return 1;

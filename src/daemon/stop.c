@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "../common/thread.h"
+#include "loop_mt.h"
 
 #define WAKE_SIGNAL SIGURG
 
@@ -176,7 +177,7 @@ int stop_session_loop(struct testfs *t)
 	pthread_mutex_lock(&st.lock);
 	st.in_loop = true;
 	pthread_mutex_unlock(&st.lock);
-	ret = fuse_session_loop(t->se);
+	ret = t->threads > 1 ? loop_mt_run(t) : fuse_session_loop(t->se);
 	pthread_mutex_lock(&st.lock);
 	st.in_loop = false;
 	pthread_mutex_unlock(&st.lock);

@@ -35,7 +35,8 @@ void stop_signals_remove(struct testfs *t);
 
 /*
  * fuse_session_loop() on @t's session, in the calling thread (which must
- * be t->serving_thread), interruptible as described above.
+ * be t->serving_thread), interruptible as described above; with
+ * --threads N > 1, loop_mt_run(), whose waiting thread is the one kicked.
  */
 int stop_session_loop(struct testfs *t);
 

@@ -13,6 +13,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/fuse.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -194,28 +196,122 @@ static void fs_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	fuse_reply_err(req, 0);
 }
 
+/*
+ * Each request thread's reply buffer. A key, not a __thread pointer:
+ * with --threads the threads end at unmount and the key's destructor
+ * frees their buffers (on the main thread, serve() ends the loop).
+ */
+static pthread_key_t read_buf_key;
+static pthread_once_t read_buf_once = PTHREAD_ONCE_INIT;
+
+static void read_buf_key_init(void)
+{
+	if (pthread_key_create(&read_buf_key, free) != 0)
+		abort();
+}
+
+static char *read_buffer(void)
+{
+	char *buf;
+
+	pthread_once(&read_buf_once, read_buf_key_init);
+	buf = pthread_getspecific(read_buf_key);
+	if (!buf) {
+		buf = aligned_alloc(4096, TESTFS_READ_MAX);
+		if (buf && pthread_setspecific(read_buf_key, buf) != 0) {
+			free(buf);
+			buf = NULL;
+		}
+	}
+	return buf;
+}
+
 static void read_control(fuse_req_t req, size_t size, off_t off,
 			 struct fuse_file_info *fi)
 {
 	struct control_snapshot *snap =
 		(struct control_snapshot *)(uintptr_t)fi->fh;
+	char *copy = read_buffer();
 	const char *data;
 	size_t len;
 
 	if (!snap || off < 0)
 		return (void)fuse_reply_buf(req, NULL, 0);
-	control_snapshot_read(fs_of(req), snap, (uint64_t)off, size, &data,
-			      &len);
+	if (!copy)
+		return (void)fuse_reply_err(req, ENOMEM);
+	if (size > TESTFS_READ_MAX)
+		size = TESTFS_READ_MAX;
+	control_snapshot_read(fs_of(req), snap, (uint64_t)off, size, copy,
+			      &data, &len);
 	fuse_reply_buf(req, data, len);
 }
 
-static char *read_buffer(void)
-{
-	static __thread char *buf;
+/* A data read's log position, taken as it was received (fs_claim()). */
+struct claim {
+	bool taken;
+	uint64_t pos;
+	uint64_t arrived;
+	struct log_record *rec;
+	uint64_t ino;
+	uint64_t off;
+	uint32_t size;
+	uint32_t pid;
+	/* Decided here too: latency models and error counts see the reads
+	 * in the kernel's order, at the arrival times the log shows. */
+	struct rule_verdict v;
+};
 
-	if (!buf)
-		buf = aligned_alloc(4096, TESTFS_READ_MAX);
-	return buf;
+static __thread struct claim claim;
+
+void fs_claim(struct testfs *t, const struct fuse_buf *buf)
+{
+	const struct fuse_in_header *in = buf->mem;
+	const struct fuse_read_in *rd;
+	struct node *n;
+
+	/* A spliced request is not in memory: its handler reserves. */
+	if (buf->flags & FUSE_BUF_IS_FD ||
+	    buf->size < sizeof(*in) + sizeof(*rd) || in->opcode != FUSE_READ)
+		return;
+	n = fileset_get(&t->files, in->nodeid);
+	if (!n || n->kind != NODE_FILE)
+		return;
+	rd = (const struct fuse_read_in *)(in + 1);
+	claim.arrived = clock_now_ns();
+	claim.rec = log_ring_reserve(&t->log, &claim.pos);
+	claim.ino = in->nodeid;
+	claim.off = rd->offset;
+	claim.size = rd->size;
+	claim.pid = in->pid;
+	claim.v = (struct rule_verdict){ 0, 0, -1, -1, false, 0 };
+	if (atomic_load_explicit(&t->slow_active, memory_order_relaxed))
+		rules_decide(t->rules, n->path, claim.off,
+			     claim.size < TESTFS_READ_MAX ? claim.size
+							  : TESTFS_READ_MAX,
+			     claim.arrived, &claim.v);
+	claim.taken = true;
+}
+
+void fs_claim_settle(struct testfs *t)
+{
+	struct log_record *rec = claim.rec;
+
+	if (!claim.taken)
+		return;
+	/* Never reached the handler: logged as a read that failed. */
+	claim.taken = false;
+	rec->t_ns = claim.arrived;
+	rec->kind = LOG_READ;
+	rec->flags = 0;
+	rec->reserved = 0;
+	memset(&rec->read, 0, sizeof(rec->read));
+	rec->read.ino = claim.ino;
+	rec->read.off = claim.off;
+	rec->read.len = claim.size;
+	rec->read.pid = claim.pid;
+	rec->read.err = ECANCELED;
+	rec->read.done_ns = clock_now_ns();
+	log_ring_publish(&t->log, claim.pos);
 }
 
 /*
@@ -265,7 +361,7 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	struct delayed_reply dr;
 	struct log_record *rec;
 	const char *data = NULL;
-	bool queued;
+	bool queued, claimed;
 	int64_t got = 0;
 	char *buf;
 
@@ -275,9 +371,15 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		return read_control(req, size, off, fi);
 	if (size > TESTFS_READ_MAX)
 		size = TESTFS_READ_MAX;
-	if (atomic_load_explicit(&t->slow_active, memory_order_relaxed))
+	claimed = claim.taken && claim.ino == ino && claim.off == (uint64_t)off;
+	if (claimed) {
+		arrived = claim.arrived;
+		v = claim.v;
+	} else if (atomic_load_explicit(&t->slow_active,
+					memory_order_relaxed)) {
 		rules_decide(t->rules, n->path, (uint64_t)off, size, arrived,
 			     &v);
+	}
 	/* A held or delayed reply outlives this call: a buffer of its own. */
 	queued = v.delay_ns || v.hold;
 	buf = queued ? delay_queue_buffer(t->delays) : read_buffer();
@@ -296,7 +398,13 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	/* Read before writing: the flag's cache line stays shared. */
 	if (!atomic_load_explicit(&n->was_read, memory_order_relaxed))
 		atomic_store_explicit(&n->was_read, true, memory_order_relaxed);
-	rec = log_ring_reserve(&t->log, &pos);
+	if (claimed) {
+		claim.taken = false;
+		pos = claim.pos;
+		rec = claim.rec;
+	} else {
+		rec = log_ring_reserve(&t->log, &pos);
+	}
 	rec->t_ns = arrived;
 	rec->kind = LOG_READ;
 	/* O_DIRECT reads bypass the page cache: say so, or the log and

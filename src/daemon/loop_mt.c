@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: MIT
+#include "loop_mt.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../fuse/fs_ops.h"
+
+struct loop_mt {
+	struct testfs *t;
+	/* Held by the thread whose turn it is to read /dev/fuse. */
+	pthread_mutex_t turn;
+	sem_t ended; /* posted by a thread that saw the session end */
+	int error;   /* under turn */
+};
+
+static void unlock_turn(void *arg)
+{
+	pthread_mutex_unlock(arg);
+}
+
+static void free_buf(void *arg)
+{
+	free(((struct fuse_buf *)arg)->mem);
+}
+
+static void *request_thread(void *arg)
+{
+	struct loop_mt *l = arg;
+	struct fuse_session *se = l->t->se;
+	struct fuse_buf buf;
+	int res;
+
+	memset(&buf, 0, sizeof(buf));
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+	pthread_cleanup_push(free_buf, &buf);
+	for (;;) {
+		pthread_mutex_lock(&l->turn);
+		if (fuse_session_exited(se)) {
+			pthread_mutex_unlock(&l->turn);
+			break;
+		}
+		/*
+		 * Ending the loop cancels the thread waiting in read(2); the
+		 * others are not waiting there and finish their request.
+		 */
+		pthread_cleanup_push(unlock_turn, &l->turn);
+		pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
+		res = fuse_session_receive_buf(se, &buf);
+		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+		if (res > 0)
+			fs_claim(l->t, &buf);
+		else if (res < 0 && res != -EINTR && !l->error)
+			l->error = res;
+		pthread_cleanup_pop(1);
+		if (res == -EINTR)
+			continue;
+		if (res <= 0) {
+			/* 0: unmounted (libfuse has ended the session). */
+			fuse_session_exit(se);
+			break;
+		}
+		fuse_session_process_buf(se, &buf);
+		fs_claim_settle(l->t);
+	}
+	pthread_cleanup_pop(1);
+	sem_post(&l->ended);
+	return NULL;
+}
+
+/* Request threads take no signal: they reach the waiting thread. */
+static int start_thread(pthread_t *th, struct loop_mt *l)
+{
+	sigset_t set, old;
+	int err;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGQUIT);
+	pthread_sigmask(SIG_BLOCK, &set, &old);
+	err = pthread_create(th, NULL, request_thread, l);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return err;
+}
+
+int loop_mt_run(struct testfs *t)
+{
+	struct loop_mt l = { .t = t };
+	pthread_t *th = calloc(t->threads, sizeof(*th));
+	unsigned n = 0, i;
+	int ret = 0;
+
+	if (!th)
+		return -ENOMEM;
+	pthread_mutex_init(&l.turn, NULL);
+	sem_init(&l.ended, 0, 0);
+	for (; n < t->threads; n++) {
+		ret = start_thread(&th[n], &l);
+		if (ret)
+			break;
+	}
+	if (n == 0) {
+		ret = -ret;
+		goto out;
+	}
+	/* Interrupted by the signal that ends the session. */
+	while (!fuse_session_exited(t->se))
+		sem_wait(&l.ended);
+	for (i = 0; i < n; i++)
+		pthread_cancel(th[i]);
+	for (i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
+	ret = l.error;
+out:
+	sem_destroy(&l.ended);
+	pthread_mutex_destroy(&l.turn);
+	free(th);
+	fuse_session_reset(t->se);
+	return ret;
+}
