@@ -72,7 +72,7 @@ void testfs_free_handles(struct testfs *t)
 
 void testfs_stop_serving(struct testfs *t)
 {
-	fuse_session_exit(t->se);
+	atomic_store(&t->stop_loop, true);
 	pthread_kill(t->serving_thread, SIGTERM);
 }
 

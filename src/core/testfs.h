@@ -97,6 +97,11 @@ struct testfs {
 	pthread_cond_t workers_done;
 	unsigned workers;
 	atomic_bool stopping;
+	/*
+	 * Ends the request loop (see stop_session_loop()); the loop clears
+	 * it on return. Not libfuse's exit flag: see stop.h for why.
+	 */
+	atomic_bool stop_loop;
 	/* Open control handles (snapshots and ctl sessions). */
 	pthread_mutex_t handles_lock;
 	struct handle_link handles;

@@ -23,6 +23,12 @@ static void unlock_turn(void *arg)
 	pthread_mutex_unlock(arg);
 }
 
+/* testfs's stop flag (set by stop signals), or the session ended. */
+static bool loop_mt_stopping(struct testfs *t)
+{
+	return atomic_load(&t->stop_loop) || fuse_session_exited(t->se);
+}
+
 static void free_buf(void *arg)
 {
 	free(((struct fuse_buf *)arg)->mem);
@@ -40,7 +46,8 @@ static void *request_thread(void *arg)
 	pthread_cleanup_push(free_buf, &buf);
 	for (;;) {
 		pthread_mutex_lock(&l->turn);
-		if (fuse_session_exited(se)) {
+		/* Checked only between requests: a request read is answered. */
+		if (loop_mt_stopping(l->t)) {
 			pthread_mutex_unlock(&l->turn);
 			break;
 		}
@@ -110,7 +117,7 @@ int loop_mt_run(struct testfs *t)
 		goto out;
 	}
 	/* Interrupted by the signal that ends the session. */
-	while (!fuse_session_exited(t->se))
+	while (!loop_mt_stopping(t))
 		sem_wait(&l.ended);
 	for (i = 0; i < n; i++)
 		pthread_cancel(th[i]);

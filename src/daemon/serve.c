@@ -163,7 +163,7 @@ static void *ready_main(void *arg)
 	/* If serving already ended, this is the directory underneath. */
 	if (!mountinfo_find(t->mountpoint, &me) ||
 	    strcmp(me.fstype, "fuse.testfs") != 0 ||
-	    fuse_session_exited(t->se)) {
+	    fuse_session_exited(t->se) || atomic_load(&t->stopping)) {
 		startup_fail(1, "%s: the mount went away during start-up",
 			     t->mountpoint);
 		testfs_stop_serving(t);
@@ -315,9 +315,8 @@ int serve(struct testfs *t)
 	/* Delayed replies still queued are answered before unmounting. */
 	delay_queue_stop(t->delays);
 	t->delays = NULL;
-	/* libfuse reports the signal that ended the loop as a positive value.
-	 */
-	if (ret > 0 || unmounted(t, ret))
+	/* A stop request ends the loop with 0; an unmount is not an error. */
+	if (unmounted(t, ret))
 		ret = 0;
 	status = ret == 0 ? 0 : 1;
 	/* Start-up failed after mounting (the ready thread ended it). */

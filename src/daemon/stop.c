@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -37,11 +38,11 @@ static void on_stop_signal(int sig)
 {
 	int saved = errno;
 	uint64_t one = 1;
-	size_t i;
 
-	for (i = 0; i < NSTOP; i++)
-		if (stop_sigs[i] == sig && st.fuse_handler[i])
-			st.fuse_handler[i](sig);
+	(void)sig;
+	/* Not libfuse's handler: it would set the session's exit flag. */
+	if (st.t)
+		atomic_store(&st.t->stop_loop, true);
 	/* Nothing to do if it fails: the counter is already non-zero. */
 	if (write(st.efd, &one, sizeof(one)) < 0)
 		(void)0;
@@ -60,7 +61,7 @@ static bool kick(void)
 	bool again;
 
 	pthread_mutex_lock(&st.lock);
-	again = st.in_loop && fuse_session_exited(st.t->se);
+	again = st.in_loop && atomic_load(&st.t->stop_loop);
 	if (again)
 		pthread_kill(st.t->serving_thread, WAKE_SIGNAL);
 	pthread_mutex_unlock(&st.lock);
@@ -170,6 +171,30 @@ void stop_signals_remove(struct testfs *t)
 	st.t = NULL;
 }
 
+/*
+ * fuse_session_loop() without its exit flag: the flag is tested only here,
+ * between requests, so every request taken off the device is answered.
+ */
+static int serve_requests(struct testfs *t)
+{
+	struct fuse_buf buf = { .mem = NULL };
+	int res = 0;
+
+	while (!atomic_load(&t->stop_loop)) {
+		res = fuse_session_receive_buf(t->se, &buf);
+		if (res == -EINTR) {
+			res = 0; /* a signal: the flag decides */
+			continue;
+		}
+		if (res <= 0)
+			break;
+		fuse_session_process_buf(t->se, &buf);
+		res = 0;
+	}
+	free(buf.mem);
+	return res;
+}
+
 int stop_session_loop(struct testfs *t)
 {
 	int ret;
@@ -177,9 +202,12 @@ int stop_session_loop(struct testfs *t)
 	pthread_mutex_lock(&st.lock);
 	st.in_loop = true;
 	pthread_mutex_unlock(&st.lock);
-	ret = t->threads > 1 ? loop_mt_run(t) : fuse_session_loop(t->se);
+	ret = t->threads > 1 ? loop_mt_run(t) : serve_requests(t);
+	/* As fuse_session_loop() does: the next loop starts afresh. */
+	fuse_session_reset(t->se);
 	pthread_mutex_lock(&st.lock);
 	st.in_loop = false;
+	atomic_store(&t->stop_loop, false);
 	pthread_mutex_unlock(&st.lock);
 	return ret;
 }
