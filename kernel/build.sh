@@ -223,8 +223,16 @@ prepare_tree() {
 	local stage=$tree.stage f s p
 	rm -rf "$stage" && mkdir -p "$stage"
 	patched_files "${series[@]}" >"$stage.new"
-	sort -u "$stage.new" "$tree/.testfs-patched-files" 2>/dev/null \
-		>"$stage.all" || sort -u "$stage.new" >"$stage.all"
+	# The seed's patched files too: its objects were built from them, so
+	# one this variant leaves pristine must still be rebuilt here.
+	local seeded=
+	[ -n "$seed" ] && [ ! -d "$obj" ] && seeded=$seed
+	local lists=("$stage.new")
+	[ -f "$tree/.testfs-patched-files" ] &&
+		lists+=("$tree/.testfs-patched-files")
+	[ -n "$seeded" ] && [ -f "$seeded/.testfs-patched-files" ] &&
+		lists+=("$seeded/.testfs-patched-files")
+	sort -u "${lists[@]}" >"$stage.all"
 	while read -r f; do
 		if [ -e "$pristine/$f" ]; then
 			mkdir -p "$stage/$(dirname "$f")"
@@ -246,7 +254,10 @@ prepare_tree() {
 	while read -r f; do
 		if [ ! -e "$stage/$f" ]; then
 			rm -f "$tree/$f"
-		elif ! cmp -s "$stage/$f" "$tree/$f"; then
+		elif ! cmp -s "$stage/$f" "$tree/$f" ||
+			{ [ -n "$seeded" ] && ! cmp -s "$stage/$f" "$seeded/$f"; }; then
+			# Differs from the tree, or from what the seed's
+			# objects were built from: a copy with a new mtime
 			# rm first: the tree's file may be a link to the pristine one
 			rm -f "$tree/$f"
 			mkdir -p "$tree/$(dirname "$f")"
