@@ -272,9 +272,11 @@ static void report_policies(struct scenario_ctx *ctx, struct elf_result *r,
 		 r->exec_clamp
 			 ? "This kernel is 6.16 or later: faults on the "
 			   "executable segment read from the fault, clamped "
-			   "to the VMA, under every policy."
+			   "to the VMA, under every policy, and async windows "
+			   "end on a multiple of 4 pages."
 			 : "This kernel is older than 6.16: faults on the "
-			   "executable segment read around as any other.");
+			   "executable segment read around as any other, and "
+			   "async windows are not rounded to 4 pages.");
 	segment_pages(&r->img, &u);
 	snprintf(obs, sizeof(obs), "%llu pages, %llu outside the segments",
 		 (unsigned long long)r->fetched.pages,

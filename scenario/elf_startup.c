@@ -157,7 +157,10 @@ static void unstage(const char *dir, const char *file)
 /* The model                                                           */
 /* ------------------------------------------------------------------ */
 
-/* 6.16 clamped exec read-around to the VMA; release "MAJOR.MINOR...". */
+/*
+ * 6.16 clamped exec read-around to the VMA and began rounding async
+ * windows to their folio order; release "MAJOR.MINOR...".
+ */
 static bool release_clamps_exec(const char *release)
 {
 	unsigned maj = 0, min = 0;
@@ -186,6 +189,7 @@ static int predict(struct elf_result *r, enum ra_policy policy,
 			    policy);
 	if (err)
 		return err;
+	m.unaligned_async = !r->exec_clamp;
 	ra_model_read(&m, 0, (p->header_bytes + ELF_PAGE - 1) / ELF_PAGE,
 		      (uint32_t)((p->header_bytes + ELF_PAGE - 1) / ELF_PAGE));
 	if (p->phdr_len) {
@@ -396,8 +400,8 @@ out_free:
 
 const struct scenario elf_startup_scenario = {
 	.name = "elf-startup",
-	.summary = "map a program as the dynamic loader does and start it: "
-		   "pages fetched per segment and outside them",
+	.summary = "start a program as ld.so maps it: pages fetched per "
+		   "segment and outside",
 	.description =
 		"Story 1 of READAHEAD.md: the VMA limit was motivated by ELF "
 		"files (\"~20% fewer pages\" on Android). Serves a real "

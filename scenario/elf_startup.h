@@ -29,7 +29,10 @@ struct elf_result {
 	char *consistent_why;
 	/* The file read through the mount equals the original: 1, 0, < 0. */
 	int bytes_equal;
-	/* The kernel clamps exec read-around to the VMA (6.16+). */
+	/*
+	 * The kernel is 6.16 or later: exec read-around is clamped to the
+	 * VMA, async windows are rounded to 4 pages (ra_model.h).
+	 */
 	bool exec_clamp;
 	struct testfs_extents pred[RA_NPOLICIES];
 	bool same_reads[RA_NPOLICIES];
