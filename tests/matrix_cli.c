@@ -315,6 +315,7 @@ Test(matrix_cli, image_is_a_newc_initramfs)
 /* A scenario's binary=PATH goes in as /matrix/host/PATH, named so. */
 Test(matrix_cli, image_packs_the_binary_param)
 {
+	const char *cmd = "elf-startup\nbinary=/matrix/host/";
 	char img[128], *out, *text;
 	const char *args[] = { "image",		 img, "scenario", "elf-startup",
 			       "binary=/bin/sh", NULL };
@@ -327,7 +328,7 @@ Test(matrix_cli, image_packs_the_binary_param)
 	text = harness_read_file(img, &len);
 	cr_assert_not_null(text);
 	cr_assert(memmem(text, len, "matrix/host/", 12), "no matrix/host/");
-	cr_assert(memmem(text, len, "elf-startup\nbinary=/matrix/host/", 33));
+	cr_assert(memmem(text, len, cmd, strlen(cmd)), "no %s", cmd);
 	free(text);
 	free(out);
 }
