@@ -126,13 +126,11 @@ int elf_plan_build(const struct elf_image *img, unsigned text_stride,
 		p->phdr_off = img->phoff;
 		p->phdr_len = ph_end - img->phoff;
 	}
+	/* _dl_map_segments() zeroes the rest of a partial last page. */
 	for (i = 0; i < img->nseg && !err; i++) {
 		const struct elf_seg *s = &img->seg[i];
-		uint64_t zeropage =
-			(s->dataend + ELF_PAGE - 1) & ~(ELF_PAGE - 1);
 
-		if (s->allocend > s->dataend && zeropage > s->dataend &&
-		    s->allocend > s->dataend)
+		if (s->allocend > s->dataend && (s->dataend & (ELF_PAGE - 1)))
 			err = add(p, s->dataend, ELF_STEP_ZERO_FILL, 1, 0);
 	}
 	if (!err && img->has_dynamic)
