@@ -368,10 +368,29 @@ static int copy_into(FILE *out, const char *src)
 	return ferror(out) ? -EIO : 0;
 }
 
+/* The guest's copy of a host file named by PARAM binary=. */
+#define HOST_FILES "matrix/host"
+
+/*
+ * A scenario's binary=PATH (elf-startup) names a host file: @arg is that
+ * PARAM and PATH a regular file. Relative paths are the host's too.
+ */
+static bool host_file_param(char *const *argv, size_t i, char *abs)
+{
+	struct stat st;
+
+	if (strcmp(argv[0], "scenario") != 0 || i < 2 ||
+	    strncmp(argv[i], "binary=", 7) != 0 || !argv[i][7])
+		return false;
+	return realpath(argv[i] + 7, abs) && stat(abs, &st) == 0 &&
+	       S_ISREG(st.st_mode);
+}
+
 int image_for_kernel(const char *base, const struct kernel *k,
 		     char *const *argv, const char *path, char *why,
 		     size_t whylen)
 {
+	char abs[PATH_MAX], dst[PATH_MAX + 16];
 	struct cpio c = { 0 };
 	size_t len = 0, i;
 	char *cmd;
@@ -386,14 +405,23 @@ int image_for_kernel(const char *base, const struct kernel *k,
 	/* The second archive's inode numbers must not collide. */
 	c.ino = 1u << 20;
 	for (i = 0; argv[i]; i++)
-		len += strlen(argv[i]) + 1;
+		len += strlen(argv[i]) + sizeof(HOST_FILES) + PATH_MAX + 1;
 	cmd = malloc(len + 1);
 	if (!cmd) {
 		fclose(c.f);
 		return -ENOMEM;
 	}
-	for (len = 0, i = 0; argv[i]; i++)
+	/* A host file the command reads goes in, and the command names
+	 * the guest's copy, /matrix/host/PATH. */
+	for (len = 0, i = 0; argv[i]; i++) {
+		if (!err && host_file_param(argv, i, abs)) {
+			snprintf(dst, sizeof(dst), HOST_FILES "%s", abs);
+			err = put_file(&c, dst, abs, 0755);
+			len += (size_t)sprintf(cmd + len, "binary=/%s\n", dst);
+			continue;
+		}
 		len += (size_t)sprintf(cmd + len, "%s\n", argv[i]);
+	}
 	put_bytes(&c, "matrix/cmd", 0644, cmd, len);
 	free(cmd);
 	if (k->fuse_ko[0] && !err)

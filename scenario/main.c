@@ -202,6 +202,9 @@ static void accepted_text(const struct param_def *d, char *buf, size_t size)
 	case PARAM_PATH:
 		snprintf(buf, size, "a file path (empty: none)");
 		break;
+	case PARAM_INPUT:
+		snprintf(buf, size, "a file to read (empty: the default)");
+		break;
 	}
 }
 
@@ -312,6 +315,9 @@ static int check_value(const char *scenario, const struct param_def *d,
 			return 0;
 		why = why_model;
 		break;
+	case PARAM_INPUT:
+		/* The scenario's check() reads it. */
+		return 0;
 	}
 	if (d->type == PARAM_MODEL || d->type == PARAM_PATH)
 		fprintf(stderr,
@@ -439,6 +445,8 @@ static int run(const char *name, int argc, char **argv)
 	if (!ctx.sc)
 		return unknown_scenario(name);
 	ret = parse_params(&ctx, argc, argv, &json, &html);
+	if (!ret && ctx.sc->check)
+		ret = ctx.sc->check(&ctx);
 	if (ret)
 		return ret;
 	if (html) {

@@ -234,7 +234,7 @@ static void async_ra(struct ra_model *m, uint64_t index, uint64_t req_count,
 	align = 1ull << shift;
 	end = m->start + m->size;
 	aligned_end = end & ~(align - 1);
-	if (aligned_end > m->start)
+	if (aligned_end > m->start && !m->unaligned_async)
 		m->size -= (uint32_t)(end - aligned_end);
 	m->async_size = m->size;
 	read_window(m, RA_ASYNC, index, limit);

@@ -74,6 +74,12 @@ struct ra_model {
 	 * ra_model_init().
 	 */
 	bool exec;
+	/*
+	 * Kernels before 6.16 (no ra->order): page_cache_async_ra() does not
+	 * round the window end down to a multiple of 4 pages. Set after
+	 * ra_model_init().
+	 */
+	bool unaligned_async;
 	/* The bdi's io_pages (ractl_max_pages()); FUSE: 32 (128 KiB). */
 	uint32_t io_pages;
 

@@ -34,6 +34,8 @@ enum param_type {
 	PARAM_MODEL,
 	/* A file path; empty: none. */
 	PARAM_PATH,
+	/* A file to read, checked by the scenario's check(); empty: none. */
+	PARAM_INPUT,
 };
 
 struct param_def {
@@ -62,6 +64,11 @@ struct scenario {
 	/* Ends with { NULL }. */
 	const struct param_def *params;
 	int (*run)(struct scenario_ctx *ctx);
+	/*
+	 * Optional: checks the PARAMs' values before anything starts;
+	 * returns 0, or prints why on stderr and returns 2.
+	 */
+	int (*check)(struct scenario_ctx *ctx);
 };
 
 struct scenario_ctx {
@@ -138,6 +145,13 @@ struct session {
  */
 int session_start(struct scenario_ctx *ctx, struct session *s, const char *file,
 		  uint64_t size, unsigned ra_kb, const char *model);
+/*
+ * The same for a real file: serves the files of directory @dir
+ * (testfs --backing, no --file), @file among them, of @size bytes.
+ */
+int session_start_backing(struct scenario_ctx *ctx, struct session *s,
+			  const char *dir, const char *file, uint64_t size,
+			  unsigned ra_kb, const char *model);
 /*
  * Completes the settings section (tracing) and stops the instance;
  * returns the daemon's status (see testfs_stop()).

@@ -200,11 +200,13 @@ static int check_testfs_bin(struct scenario_ctx *ctx)
 	return 0;
 }
 
-int session_start(struct scenario_ctx *ctx, struct session *s, const char *file,
-		  uint64_t size, unsigned ra_kb, const char *model)
+/* session_start(), or with @backing: --backing @backing, no --file. */
+static int start(struct scenario_ctx *ctx, struct session *s, const char *file,
+		 uint64_t size, unsigned ra_kb, const char *model,
+		 const char *backing)
 {
 	static char spec[256];
-	static const char *files[2];
+	static const char *files[2], *extra[3];
 	struct testfs_config cfg = { 0 };
 	const char *log = param_s(ctx, "log"), *trace;
 	struct testfs_settings set;
@@ -219,6 +221,17 @@ int session_start(struct scenario_ctx *ctx, struct session *s, const char *file,
 	files[0] = spec;
 	files[1] = NULL;
 	cfg.files = files;
+	if (backing) {
+		/* The file's last page counts, however short. */
+		s->file_pages =
+			(size + TESTFS_PAGE_SIZE - 1) / TESTFS_PAGE_SIZE;
+		snprintf(spec, sizeof(spec), "%s/%s", backing, file);
+		extra[0] = "--backing";
+		extra[1] = backing;
+		extra[2] = NULL;
+		cfg.files = NULL;
+		cfg.extra_args = extra;
+	}
 	cfg.ra_kb = ra_kb;
 	if (model && strcmp(model, "none") != 0)
 		cfg.latency = model;
@@ -267,7 +280,9 @@ int session_start(struct scenario_ctx *ctx, struct session *s, const char *file,
 				     "is not usable here (/dev/fuse, "
 				     "fusermount3) or it refused its "
 				     "arguments; run %s by hand to see why",
-				     "testfs --file NAME:SIZE MOUNTPOINT");
+				     backing ? "testfs --backing DIR MOUNTPOINT"
+					     : "testfs --file NAME:SIZE "
+					       "MOUNTPOINT");
 	if (err)
 		return scenario_fail(ctx, err,
 				     "testfs_start (file %s, read_ahead_kb %u, "
@@ -296,6 +311,19 @@ int session_start(struct scenario_ctx *ctx, struct session *s, const char *file,
 		s->max_pages = 256;
 	ask_tracing(s);
 	return 0;
+}
+
+int session_start(struct scenario_ctx *ctx, struct session *s, const char *file,
+		  uint64_t size, unsigned ra_kb, const char *model)
+{
+	return start(ctx, s, file, size, ra_kb, model, NULL);
+}
+
+int session_start_backing(struct scenario_ctx *ctx, struct session *s,
+			  const char *dir, const char *file, uint64_t size,
+			  unsigned ra_kb, const char *model)
+{
+	return start(ctx, s, file, size, ra_kb, model, dir);
 }
 
 int session_stop(struct session *s)

@@ -312,6 +312,27 @@ Test(matrix_cli, image_is_a_newc_initramfs)
 	free(out);
 }
 
+/* A scenario's binary=PATH goes in as /matrix/host/PATH, named so. */
+Test(matrix_cli, image_packs_the_binary_param)
+{
+	const char *cmd = "elf-startup\nbinary=/matrix/host/";
+	char img[128], *out, *text;
+	const char *args[] = { "image",		 img, "scenario", "elf-startup",
+			       "binary=/bin/sh", NULL };
+	size_t len = 0;
+
+	if (access("/bin/busybox", X_OK))
+		cr_skip_test("busybox-static missing");
+	snprintf(img, sizeof(img), "%s/guest.cpio", dir);
+	cr_assert_eq(run(args, &out, 60), 0, "%s", out);
+	text = harness_read_file(img, &len);
+	cr_assert_not_null(text);
+	cr_assert(memmem(text, len, "matrix/host/", 12), "no matrix/host/");
+	cr_assert(memmem(text, len, cmd, strlen(cmd)), "no %s", cmd);
+	free(text);
+	free(out);
+}
+
 /*
  * The runner's output as a CI engine would keep it (a time before each
  * line, a kernel message in the middle), decoded into the same JSON.

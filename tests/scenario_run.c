@@ -193,7 +193,7 @@ static double num(const struct result *r, const char *path)
 
 TestSuite(scenario, .fini = cleanup, .timeout = 120);
 
-Test(scenario, list_names_the_four)
+Test(scenario, list_names_every_scenario)
 {
 	const char *args[] = { "list", NULL };
 	struct result r;
@@ -204,6 +204,7 @@ Test(scenario, list_names_the_four)
 	cr_assert(strstr(r.out, "mprotect-split"));
 	cr_assert(strstr(r.out, "seqread"));
 	cr_assert(strstr(r.out, "folio-order"));
+	cr_assert(strstr(r.out, "elf-startup"));
 	result_free(&r);
 }
 
@@ -483,6 +484,26 @@ Test(scenario, folio_order_numbers_equal_the_log)
 	/* The whole file was read: every page fetched once. */
 	cr_assert_eq(c.pages, 2048);
 	cr_assert_gt(num(&r, "alignment.windows"), 0);
+	result_free(&r);
+}
+
+/* The default binary (the testfs daemon): counts equal the log's. */
+Test(scenario, elf_startup_numbers_equal_the_log)
+{
+	struct log_count c;
+	struct result r;
+
+	run_small(&r, "elf-startup", true);
+	count_log(r.log, "startup", 0, 1e18, &c);
+	cr_assert_eq(num(&r, "fetched.requests"), c.requests);
+	cr_assert_eq(num(&r, "fetched.pages_fetched"), c.pages);
+	cr_assert_eq(num(&r, "fetched.in_segments") +
+			     num(&r, "fetched.outside"),
+		     c.pages);
+	cr_assert_eq(num(&r, "fetched.checks.touched_not_fetched"), 0);
+	cr_assert(strstr(r.out, "\"page_cache_equals_log\":true"), "%.3000s",
+		  r.out);
+	cr_assert(strstr(r.out, "\"bytes_equal\":true"));
 	result_free(&r);
 }
 
