@@ -186,7 +186,7 @@ static char config_fuse(const char *config)
 	return v == 'y' || v == 'm' ? v : 'n';
 }
 
-static bool config_has(const char *config, const char *opt)
+bool config_has(const char *config, const char *opt)
 {
 	char line[256];
 	size_t n = strlen(opt);

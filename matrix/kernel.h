@@ -54,6 +54,9 @@ void kernel_prepare(struct kernel *k, const char *spec);
 /* Prints the cached kernels and what each supports. Returns 0. */
 int kernels_list(void);
 
+/* Whether the kernel config file @config sets @opt to y. */
+bool config_has(const char *config, const char *opt);
+
 /* Records what a run found the kernel to support (its caps JSON). */
 void kernel_save_caps(const struct kernel *k, const char *json, size_t len);
 
