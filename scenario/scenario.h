@@ -157,6 +157,12 @@ int session_start_backing(struct scenario_ctx *ctx, struct session *s,
  * returns the daemon's status (see testfs_stop()).
  */
 int session_stop(struct session *s);
+/*
+ * The first non-zero status session_stop() got in this run (as
+ * testfs_stop() gives it: an exit status, -EINTR for a daemon that had
+ * to be killed, or -errno), or 0. testfs-scenario then exits 1.
+ */
+int session_daemon_status(void);
 
 /*
  * The run's time limit: after @seconds, SIGALRM stops the running

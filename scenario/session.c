@@ -326,6 +326,13 @@ int session_start_backing(struct scenario_ctx *ctx, struct session *s,
 	return start(ctx, s, file, size, ra_kb, model, dir);
 }
 
+static int first_daemon_status;
+
+int session_daemon_status(void)
+{
+	return first_daemon_status;
+}
+
 int session_stop(struct session *s)
 {
 	int ret;
@@ -346,6 +353,8 @@ int session_stop(struct session *s)
 	alarm_daemon = 0;
 	ret = testfs_stop(s->fs);
 	s->fs = NULL;
+	if (ret && !first_daemon_status)
+		first_daemon_status = ret;
 	return ret;
 }
 
