@@ -86,7 +86,7 @@ struct sweep {
 	size_t *fby, *aby;   /* indices sorted by first page */
 	size_t *fact, *aact; /* active at the current interval */
 	size_t nfact, naact;
-	bool oom;
+	uint64_t older_ns;
 };
 
 static int u64_cmp(const void *a, const void *b)
@@ -208,9 +208,11 @@ static int64_t fate(const struct sweep *s, size_t k, size_t *ai, uint64_t *span)
 	return mapped ? AGE_MAPPED : AGE_NEVER;
 }
 
-static void count(struct age_hist *h, int64_t v, uint64_t n)
+static void count(struct age_hist *h, int64_t v, uint64_t n, uint64_t older_ns)
 {
 	h->pages += n;
+	if (v >= 0 && (uint64_t)v >= older_ns)
+		h->older += n;
 	if (v == AGE_LATE)
 		h->late += n;
 	else if (v == AGE_NEVER)
@@ -236,7 +238,7 @@ static void interval(struct sweep *s, uint64_t p, uint64_t q, uint64_t lo,
 		uint64_t span = 0;
 
 		v = fate(s, k, &ai, &span);
-		count(h, v, q - p + 1);
+		count(h, v, q - p + 1, s->older_ns);
 		if (v >= 0 || v == AGE_LATE) {
 			if (span > h->resolution_ns)
 				h->resolution_ns = span;
@@ -269,9 +271,9 @@ static void sweep_free(struct sweep *s)
 }
 
 int age_compute(const struct age_input *in, uint64_t lo, uint64_t hi,
-		struct age_hist *h, int64_t *ages)
+		uint64_t older_ns, struct age_hist *h, int64_t *ages)
 {
-	struct sweep s = { .in = in };
+	struct sweep s = { .in = in, .older_ns = older_ns };
 	size_t i, fi = 0, ai = 0, nfby = 0, naby = 0;
 	int err = -ENOMEM;
 

@@ -81,6 +81,8 @@ struct age_hist {
 	uint64_t mapped; /* mapped by fault-around, not seen accessed */
 	/* The widest access record that gave an age or a late. */
 	uint64_t resolution_ns;
+	/* Page fetches with an age of at least age_compute()'s @older_ns. */
+	uint64_t older;
 };
 
 /* Add a fetch / an access; on no memory, @in->oom is set. */
@@ -94,13 +96,14 @@ void age_add_access(struct age_input *in, unsigned type, uint64_t first,
 		    uint64_t last, uint64_t t_ns, uint64_t end_ns);
 
 /*
- * Fills @h (zeroed first) for the pages [@lo, @hi] and, if @ages is
+ * Fills @h (zeroed first) for the pages [@lo, @hi], counting in
+ * @h->older the ages of @older_ns or more, and, if @ages is
  * non-NULL, @ages[p - lo] for each page p there: the age in ns of its
  * latest fetch, or AGE_NOT_FETCHED, AGE_NEVER, AGE_MAPPED, AGE_LATE.
  * Returns 0 or -ENOMEM (also when @in->oom).
  */
 int age_compute(const struct age_input *in, uint64_t lo, uint64_t hi,
-		struct age_hist *h, int64_t *ages);
+		uint64_t older_ns, struct age_hist *h, int64_t *ages);
 
 /* The bucket of an age, and the lower bound of bucket @b in us. */
 unsigned age_bucket(uint64_t ns);

@@ -284,7 +284,7 @@ static int add_page_age(struct strbuf *sb, const struct age_input *in,
 		strbuf_adds(sb, "null");
 		return 0;
 	}
-	if (age_compute(in, 0, UINT64_MAX, &h, NULL))
+	if (age_compute(in, 0, UINT64_MAX, UINT64_MAX, &h, NULL))
 		return -ENOMEM;
 	strbuf_addf(sb,
 		    "{\"pages\":%" PRIu64 ",\"late\":%" PRIu64
