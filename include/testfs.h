@@ -793,8 +793,8 @@ int testfs_log_histograms(const struct testfs_log *log, const char *name,
  *   without saying which one was touched: those pages are @mapped.
  *   A mapped page the program touches later faults no more, so mmap
  *   accesses to pages fault-around mapped are not seen.
- * - A fetch owns the accesses from 10 ms before its read arrived (the
- *   access that made the kernel send it) to 10 ms before the next fetch
+ * - A fetch owns the accesses from 100 ms before its read arrived (the
+ *   access that made the kernel send it) to 100 ms before the next fetch
  *   of the page arrived.
  * - Resolution: the daemon merges access events into one record only
  *   while it spans at most 1 ms, and a page's access time is its

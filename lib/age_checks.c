@@ -19,10 +19,12 @@
 #define SCAN_CHUNK 4096u
 #define SCAN_MAX (1u << 18)
 
-/* "120 us", "3.2 ms", "1.50 s" */
+/* "800 ns", "120 us", "3.2 ms", "1.50 s" */
 static void add_time(struct strbuf *sb, uint64_t ns)
 {
-	if (ns < 1000000)
+	if (ns < 1000)
+		strbuf_addf(sb, "%" PRIu64 " ns", ns);
+	else if (ns < 1000000)
 		strbuf_addf(sb, "%" PRIu64 " us", ns / 1000);
 	else if (ns < 1000000000)
 		strbuf_addf(sb, "%.1f ms", (double)ns / 1e6);

@@ -13,8 +13,10 @@
  *   kernel's trace timestamps).
  * - Each fetch of a page owns the accesses from AGE_LEAD_NS before its
  *   arrival to AGE_LEAD_NS before the next fetch of that page arrives: the
- *   access that made the kernel send a read comes just before it, and a
- *   page fetched again (after an eviction) ages from its latest fetch.
+ *   access that made the kernel send a read comes before it (microseconds;
+ *   100 ms allow for a daemon not scheduled at once on a busy machine or
+ *   a request in the kernel's background queue), and a page fetched again
+ *   (after an eviction) ages from its latest fetch.
  * - Accesses are faults and read(2) lookups, and fault-around mappings of
  *   one page (do_fault_around() maps a range around the page faulted on,
  *   so a one-page range is that page: a one-page mapping or a VMA's
@@ -45,7 +47,7 @@
 /* The widest span of an access record (the age's resolution). */
 #define AGE_MERGE_SPAN_NS 1000000ull
 /* An access this long before a read's arrival may have caused it. */
-#define AGE_LEAD_NS 10000000ull
+#define AGE_LEAD_NS 100000000ull
 
 /* Per-page results of age_compute() that are not ages (ns >= 0). */
 #define AGE_NOT_FETCHED (-1)
