@@ -271,6 +271,14 @@ void report_usage(struct rnode *parent, const struct testfs_log *log,
 		  const char *name);
 
 /*
+ * Adds "page_age" (testfs_log_page_age(): page fetches, late, never
+ * accessed, only mapped, resolution, and the age histogram as a table of
+ * from_us, below_us, pages) when the log is traced (scenario/report_age.c).
+ */
+void report_page_age(struct rnode *parent, const struct testfs_log *log,
+		     const char *name);
+
+/*
  * Adds the traced windows of @name (id, cause, trigger, start, size,
  * async size, marker, pages read): in text the first @head and the last
  * @tail, in JSON all of them.
