@@ -1039,9 +1039,9 @@ int testfs_check_traced(const struct testfs_log *log, char **why);
  * not traced. The explanation shows the age histogram and the first
  * offending pages by their latest fetch, e.g.
  *
- *     big.bin: 3 of 64 page fetches were first accessed 50.0 ms or more
- *     after their reply, or never: expected at most 1; ages: 4-7us 1,
- *     32768-65535us 2, late 0, never 61, ... (resolution 0 us); by latest
+ *     big.bin: 63 of 64 page fetches were first accessed 50.0 ms or more
+ *     after their reply, or never: expected at most 61; ages: 4-7us 1,
+ *     32768-65535us 2, late 0, never 61, ... (resolution 0 ns); by latest
  *     fetch: page 5 51.2 ms, pages [32, 63] never accessed, ...
  *
  * @return as the other checks: 0 (it holds), 1 (it does not, with *@why)
