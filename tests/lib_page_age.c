@@ -186,6 +186,19 @@ Test(page_age_fake, resolution)
 	a = age_of(&f);
 	cr_assert_eq(a.bucket[bucket_of(1 * MS)], 4);
 	cr_assert_eq(a.resolution_ns, 700000);
+
+	/* Spanning the reply: age 0; ending before it: late. */
+	fake_init(&f);
+	fetch(&f, 0, 8, 1 * MS, 2 * MS);
+	touch(&f, TESTFS_ACCESS_READ, 0, 3, 1 * MS + 500000);
+	f.acc[0].end_ns = 2 * MS + 500000;
+	touch(&f, TESTFS_ACCESS_FAULT, 4, 5, 1 * MS + 100000);
+	f.acc[1].end_ns = 1 * MS + 900000;
+	a = age_of(&f);
+	cr_assert_eq(a.bucket[0], 4);
+	cr_assert_eq(a.late, 2);
+	cr_assert_eq(a.never, 2);
+	cr_assert_eq(a.resolution_ns, 1 * MS);
 }
 
 /* The check, holding and failing, with its histogram and pages. */

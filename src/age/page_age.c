@@ -201,9 +201,14 @@ static int64_t fate(const struct sweep *s, size_t k, size_t *ai, uint64_t *span)
 		 * @to, so skip to it. */
 		while (*ai < s->naact && s->in->a[s->aact[*ai]].t_ns < to)
 			(*ai)++;
-		if (a->t_ns < f->done_ns)
+		/*
+		 * Certainly before the reply only if the whole record was;
+		 * one that spans the reply is within the resolution: 0.
+		 */
+		if (a->end_ns < f->done_ns)
 			return AGE_LATE;
-		return (int64_t)(a->t_ns - f->done_ns);
+		return a->t_ns < f->done_ns ? 0
+					    : (int64_t)(a->t_ns - f->done_ns);
 	}
 	return mapped ? AGE_MAPPED : AGE_NEVER;
 }

@@ -27,7 +27,10 @@
  *   at most AGE_MERGE_SPAN_NS, so the true time is within that after it.
  *   An age is thus at most AGE_MERGE_SPAN_NS short of the truth.
  * - A first access before the reply is "late": the access waited on the
- *   read (a fault on a page in flight, or the fault that caused it).
+ *   read (a fault on a page in flight, or the fault that caused it). Late
+ *   means certainly before: the whole record ended before the reply. A
+ *   record that spans the reply gives age 0 (its page's access may have
+ *   been on either side, within the resolution).
  *   A read(2) lookup is traced when it ends, after the read it waited on
  *   was answered: it shows as a small age, not late.
  *
