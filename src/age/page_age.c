@@ -96,7 +96,7 @@ static int u64_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* qsort has no context: the arrays being sorted by index. */
+/* The input the index comparators read (qsort() passes no context). */
 static _Thread_local const struct age_input *sort_in;
 
 static int fetch_first_cmp(const void *a, const void *b)
@@ -197,8 +197,7 @@ static int64_t fate(const struct sweep *s, size_t k, size_t *ai, uint64_t *span)
 			continue;
 		}
 		*span = a->end_ns - a->t_ns;
-		/* The rest of this epoch is not needed; the next starts at
-		 * @to, so skip to it. */
+		/* The rest of this epoch is decided: on to the next's. */
 		while (*ai < s->naact && s->in->a[s->aact[*ai]].t_ns < to)
 			(*ai)++;
 		/*
