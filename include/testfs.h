@@ -803,8 +803,9 @@ int testfs_log_histograms(const struct testfs_log *log, const char *name,
  * - @late: the first access came before the reply, so it waited on the
  *   read (a fault on a page in flight, or the fault that caused the
  *   read): its access record ended before the reply. A record that spans
- *   the reply gives age 0 (within the resolution). A read(2) lookup is traced when it ends, after the read it
- *   waited on was answered: it shows a small age, not late.
+ *   the reply gives age 0 (within the resolution). A read(2) lookup is
+ *   traced when it ends, after the read it waited on was answered: it
+ *   shows a small age, not late.
  *
  * bucket[0] counts ages under 1 us, bucket[i] ages of 2^(i-1) to 2^i us
  * (testfs_age_bucket_us()); the last bucket also counts every larger age.
