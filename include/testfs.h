@@ -778,6 +778,90 @@ struct testfs_histograms {
 int testfs_log_histograms(const struct testfs_log *log, const char *name,
 			  struct testfs_histograms *out);
 
+/** Buckets of the page-age histogram (struct testfs_page_age). */
+#define TESTFS_AGE_BUCKETS 26
+
+/**
+ * Page age: for each page a read fetched (not O_DIRECT, not failed), the
+ * time from the read's reply (testfs_record.done_ns) to the page's first
+ * access after it, on CLOCK_MONOTONIC. A page fetched again after an
+ * eviction counts once per fetch, each fetch aging from its own reply.
+ *
+ * - Accesses are faults, read(2) lookups (with trace_reads) and
+ *   fault-around mappings of one page (the page faulted on: a one-page
+ *   mapping or a VMA's edge). A fault-around of more pages maps them
+ *   without saying which one was touched: those pages are @mapped.
+ *   A mapped page the program touches later faults no more, so mmap
+ *   accesses to pages fault-around mapped are not seen.
+ * - A fetch owns the accesses from 100 ms before its read arrived (the
+ *   access that made the kernel send it) to 100 ms before the next fetch
+ *   of the page arrived.
+ * - Resolution: the daemon merges access events into one record only
+ *   while it spans at most 1 ms, and a page's access time is its
+ *   record's first event: an age is at most 1 ms short of the truth
+ *   (@resolution_ns is the widest record that decided an age here).
+ * - @late: the first access came before the reply, so it waited on the
+ *   read (a fault on a page in flight, or the fault that caused the
+ *   read): its access record ended before the reply. A record that spans
+ *   the reply gives age 0 (within the resolution). A read(2) lookup is
+ *   traced when it ends, after the read it waited on was answered: it
+ *   shows a small age, not late.
+ *
+ * bucket[0] counts ages under 1 us, bucket[i] ages of 2^(i-1) to 2^i us
+ * (testfs_age_bucket_us()); the last bucket also counts every larger age.
+ */
+struct testfs_page_age {
+	/** Page fetches: the buckets + @late + @never + @mapped. */
+	uint64_t pages;
+	uint64_t bucket[TESTFS_AGE_BUCKETS];
+	/** First access before the reply: it waited on the read. */
+	uint64_t late;
+	/** Neither accessed nor mapped before the next fetch (or the end). */
+	uint64_t never;
+	/** Mapped by fault-around (of several pages), not seen accessed. */
+	uint64_t mapped;
+	/** The widest access record that gave an age or a late, in ns. */
+	uint64_t resolution_ns;
+};
+
+/**
+ * The lower bound in microseconds of page-age bucket @bucket: 0 for
+ * bucket 0, 2^(bucket-1) after it, UINT64_MAX past the last bucket.
+ */
+uint64_t testfs_age_bucket_us(unsigned bucket);
+
+/**
+ * Fills @out (zeroed first) with the page ages of file @name.
+ *
+ * @return 0, -EINVAL (a NULL argument), -ENOENT (the daemon does not
+ *	   serve @name and no record mentions it), -ENODATA (tracing was
+ *	   off: no access was seen, so no age is known) or -ENOMEM.
+ */
+int testfs_log_page_age(const struct testfs_log *log, const char *name,
+			struct testfs_page_age *out);
+
+/** Values of testfs_log_page_ages() that are not ages. */
+#define TESTFS_AGE_NOT_FETCHED (-1)
+#define TESTFS_AGE_NEVER (-2)
+#define TESTFS_AGE_MAPPED (-3)
+#define TESTFS_AGE_LATE (-4)
+
+/** The most pages testfs_log_page_ages() takes at once (1 GiB of pages). */
+#define TESTFS_AGE_MAX_PAGES (1u << 18)
+
+/**
+ * The age of each page of [@first_page, @first_page + @npages) of file
+ * @name, from its latest fetch, into @ages[0 .. @npages - 1]: in ns (>= 0),
+ * or TESTFS_AGE_NOT_FETCHED, TESTFS_AGE_NEVER, TESTFS_AGE_MAPPED or
+ * TESTFS_AGE_LATE, by the rules of struct testfs_page_age.
+ *
+ * @return 0, -EINVAL (a NULL argument, @npages 0 or above
+ *	   TESTFS_AGE_MAX_PAGES, or a range past the last page number),
+ *	   -ENOENT, -ENODATA or -ENOMEM as testfs_log_page_age().
+ */
+int testfs_log_page_ages(const struct testfs_log *log, const char *name,
+			 uint64_t first_page, uint64_t npages, int64_t *ages);
+
 /* ------------------------------------------------------------------ */
 /* Client helpers                                                      */
 /* ------------------------------------------------------------------ */
@@ -948,6 +1032,25 @@ int testfs_check_cause(const struct testfs_log *log, const char *name,
  * tracefs). Lost records do not matter here.
  */
 int testfs_check_traced(const struct testfs_log *log, char **why);
+
+/**
+ * At most @max_pages page fetches of @name (struct testfs_page_age) were
+ * first accessed @older_ns or more after their read's reply, or never
+ * (neither accessed nor mapped, or only mapped by fault-around); late
+ * accesses count as young. Fails too when the log lost records or was
+ * not traced. The explanation shows the age histogram and the first
+ * offending pages by their latest fetch, e.g.
+ *
+ *     big.bin: 63 of 64 page fetches were first accessed 50.0 ms or more
+ *     after their reply, or never: expected at most 61; ages: 4-7us 1,
+ *     32768-65535us 2, late 0, never 61, ... (resolution 0 ns); by latest
+ *     fetch: page 5 51.2 ms, pages [32, 63] never accessed, ...
+ *
+ * @return as the other checks: 0 (it holds), 1 (it does not, with *@why)
+ *	   or -errno (-EINVAL for a NULL @log or @name).
+ */
+int testfs_check_page_age(const struct testfs_log *log, const char *name,
+			  uint64_t older_ns, uint64_t max_pages, char **why);
 
 #ifdef __cplusplus
 }

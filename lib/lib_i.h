@@ -102,8 +102,9 @@ struct trace_state {
  *   instance.c               starting and stopping a daemon
  *   records.c                what a snapshot holds
  *   queries.c, windows.c     set queries; windows, usage, histograms
+ *   page_age.c               page ages (src/age/, shared with the daemon)
  *   snapshot.c               log.bin into a snapshot
- *   client.c, checks.c, window_checks.c
+ *   client.c, checks.c, window_checks.c, age_checks.c
  */
 
 /* paths.c: opens MOUNT/@name read-only; returns the fd or -errno. */
@@ -151,6 +152,9 @@ int64_t lib_read_ranges(const struct testfs_log *log, const char *name,
 bool lib_is_cached_read(const struct testfs_log *log, size_t i,
 			const char *name);
 
+/* windows.c: whether the daemon serves @name or a record mentions it. */
+bool lib_knows_file(const struct testfs_log *log, const char *name);
+
 /* Whether @r is a read of file @name (NULL: of any file). */
 bool lib_is_read_of(const struct testfs_record *r, const char *name);
 
@@ -163,6 +167,14 @@ int lib_index_windows(struct testfs_log *log);
 
 /* Frees what lib_index_windows() made. */
 void lib_free_windows(struct testfs_log *log);
+
+/*
+ * page_age.c: testfs_log_page_age(), and in *@older (if non-NULL) the
+ * page fetches aged @older_ns or more.
+ */
+int lib_page_age(const struct testfs_log *log, const char *name,
+		 uint64_t older_ns, struct testfs_page_age *out,
+		 uint64_t *older);
 
 struct strbuf;
 

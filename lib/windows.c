@@ -208,8 +208,7 @@ const struct testfs_window *testfs_log_window_of(const struct testfs_log *log,
 	return NULL;
 }
 
-/* Whether the daemon serves @name or some record mentions it. */
-static bool knows_file(const struct testfs_log *log, const char *name)
+bool lib_knows_file(const struct testfs_log *log, const char *name)
 {
 	size_t i;
 
@@ -316,7 +315,7 @@ int testfs_log_usage(const struct testfs_log *log, const char *name,
 	memset(out, 0, sizeof(*out));
 	if (wasted)
 		testfs_extents_free(wasted);
-	if (!knows_file(log, name))
+	if (!lib_knows_file(log, name))
 		return -ENOENT;
 	err = testfs_log_fetched(log, name, &fetched);
 	if (err)

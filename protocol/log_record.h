@@ -129,7 +129,9 @@ struct log_record {
 		struct {
 			/*
 			 * Consecutive events of one task on one file, of one
-			 * type, touching adjacent pages, are one record.
+			 * type, touching adjacent pages, are one record while
+			 * end_ns - t_ns <= 1 ms (a map of one page is never
+			 * merged).
 			 */
 			uint64_t ino;
 			uint64_t first; /* pages [first, last] */

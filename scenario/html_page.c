@@ -82,6 +82,7 @@ static const char *str_of(const struct rnode *row, const char *key)
 static int from_report(struct htmlrep *h, struct report *rep)
 {
 	const struct rnode *root = report_root(rep), *sec, *t;
+	char words[1024];
 	size_t i;
 	int err = 0;
 
@@ -96,6 +97,8 @@ static int from_report(struct htmlrep *h, struct report *rep)
 	for (i = 0; sec && i < sec->n && !err; i++)
 		if (sec->kids[i]->type == R_TEXT && sec->kids[i]->str)
 			err = htmlrep_add_note(h, sec->kids[i]->str);
+	if (!err && report_page_age_words(rep, words, sizeof(words)))
+		err = htmlrep_add_note(h, words);
 	return err;
 }
 

@@ -325,6 +325,7 @@ static void report(struct scenario_ctx *ctx, const struct session *s,
 			 extents_pages_in(&fetched, v[i].first, v[i].last),
 			 NULL);
 	report_usage(sec, log, s->file);
+	report_page_age(sec, log, s->file);
 	report_requests(sec, reads, 10);
 	report_causes(sec, s, log, by_cause);
 	table = rep_obj(sec, "boundaries",

@@ -573,6 +573,7 @@ static int vma_boundary_run(struct scenario_ctx *ctx)
 	}
 	report_causes(sec, &s, t.log, t.by_cause);
 	report_usage(sec, t.log, s.file);
+	report_page_age(sec, t.log, s.file);
 	report_windows(sec, t.log, s.file, 3, 3);
 
 	sec = report_verdicts(ctx->rep);

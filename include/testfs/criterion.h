@@ -139,6 +139,25 @@
 #define testfs_expect_traced(Log)                                              \
 	TESTFS_CR_CHECK_(cr_expect_fail, testfs_check_traced(Log, &testfs_why_))
 
+/**
+ * Page age (needs a traced log): at most @MaxPages page fetches of @Name
+ * were first accessed @OlderNs or more after their read's reply, or never.
+ * On failure the age histogram and the offending pages are shown, e.g.
+ *
+ *     big.bin: 63 of 64 page fetches were first accessed 50.0 ms or more
+ *     after their reply, or never: expected at most 61; ages: 4-7us 1,
+ *     32768-65535us 2, late 0, never 61, mapped 0 (resolution 0 ns); by
+ *     latest fetch: page 5 51.2 ms, pages [32, 63] never accessed, ...
+ */
+#define testfs_assert_page_age(Log, Name, OlderNs, MaxPages)                   \
+	TESTFS_CR_CHECK_(cr_assert_fail,                                       \
+			 testfs_check_page_age(Log, Name, OlderNs, MaxPages,   \
+					       &testfs_why_))
+#define testfs_expect_page_age(Log, Name, OlderNs, MaxPages)                   \
+	TESTFS_CR_CHECK_(cr_expect_fail,                                       \
+			 testfs_check_page_age(Log, Name, OlderNs, MaxPages,   \
+					       &testfs_why_))
+
 /** A libtestfs call that returns a negative errno on failure succeeded. */
 #define testfs_assert_ok(Call)                                                 \
 	do {                                                                   \

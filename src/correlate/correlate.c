@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../age/page_age.h"
 #include "../common/clock.h"
 #include "../trace/tracer.h"
 
@@ -678,6 +679,25 @@ static unsigned late_read(struct correlator *c, struct ino_state *st,
 	return late;
 }
 
+/*
+ * Whether event @ev on [@first, @last] extends the open record @r: same
+ * file, adjacent pages, and the record still spans at most
+ * AGE_MERGE_SPAN_NS, so that each page's first access is known within it
+ * (the page age's resolution, src/age/page_age.h). A fault-around of one
+ * page is the page faulted on, an access of its own: it is kept alone.
+ */
+static bool mergeable(const struct log_record *r, const struct trace_event *ev,
+		      unsigned type, uint64_t first, uint64_t last)
+{
+	if (r->access.ino != ev->ino || first > r->access.last + 1 ||
+	    last + 1 < r->access.first)
+		return false;
+	if (ev->ts_ns < r->t_ns || ev->ts_ns - r->t_ns > AGE_MERGE_SPAN_NS)
+		return false;
+	return type != LOG_ACCESS_MAP ||
+	       (first != last && r->access.first != r->access.last);
+}
+
 static void on_access(struct correlator *c, struct pid_ctx *p,
 		      const struct trace_event *ev, unsigned type)
 {
@@ -697,8 +717,7 @@ static void on_access(struct correlator *c, struct pid_ctx *p,
 	}
 	c->st.access_events++;
 	r = p->open[type] ? pend_get(c, p->open[type] - 1) : NULL;
-	if (r && r->access.ino == ev->ino && first <= r->access.last + 1 &&
-	    last + 1 >= r->access.first) {
+	if (r && mergeable(r, ev, type, first, last)) {
 		id = p->open[type] - 1;
 		if (first < r->access.first)
 			r->access.first = first;

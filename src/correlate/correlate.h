@@ -46,10 +46,13 @@
  *
  * Accesses: faults, read(2) page-cache lookups and fault-around mappings
  * become LOG_ACCESS records (consecutive events of one task on one file
- * merged). An access is late when it waited on a read in flight: a fault
- * between a read's arrival and its reply, or a read(2) whose lookup ended
- * after a read that was sent before the task's previous access; the read
- * gets LOG_ATTR_LATE.
+ * merged while the record spans at most 1 ms, AGE_MERGE_SPAN_NS; a
+ * fault-around of one page stays alone: it is the page faulted on).
+ *
+ * An access is late when it waited on a read in flight: a fault between a
+ * read's arrival and its reply, or a read(2) whose lookup ended after a
+ * read that was sent before the task's previous access; the read gets
+ * LOG_ATTR_LATE.
  */
 #ifndef TESTFS_CORRELATE_H
 #define TESTFS_CORRELATE_H

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../age/page_age.h"
 #include "../common/json.h"
 
 struct range {
@@ -23,6 +24,7 @@ struct rlist {
 struct ufile {
 	uint64_t ino;
 	struct rlist fetched, accessed, mapped;
+	struct age_input age;
 	uint64_t late_accesses;
 	uint64_t late_reads;
 	bool read_triggered; /* a window started by read(2) */
@@ -174,6 +176,9 @@ static void visit(void *arg, const struct log_record *rec)
 							  : &f->accessed,
 		       rec->access.first, rec->access.last);
 		f->late_accesses += rec->access.late;
+		age_add_access(&f->age, rec->access.type, rec->access.first,
+			       rec->access.last, rec->t_ns, rec->access.end_ns);
+		u->oom |= f->age.oom;
 		return;
 	}
 	if (rec->kind != LOG_READ || !rec->read.len)
@@ -194,6 +199,8 @@ static void visit(void *arg, const struct log_record *rec)
 	if (!f)
 		return;
 	rl_add(u, &f->fetched, first, last);
+	age_add_fetch(&f->age, first, last, rec->t_ns, rec->read.done_ns);
+	u->oom |= f->age.oom;
 	if (rec->read.attr.flags & LOG_ATTR_LATE)
 		f->late_reads++;
 	if (rec->read.attr.flags & LOG_ATTR_READ_TRIGGER)
@@ -258,6 +265,41 @@ static void add_hist(struct strbuf *sb, const char *key, const uint64_t *v,
 		strbuf_addf(sb, "%s\"unknown\":%" PRIu64, first ? "" : ",",
 			    unknown);
 	strbuf_adds(sb, "}");
+}
+
+/*
+ * ,"page_age":{"pages":N,"late":N,"never":N,"mapped":N,
+ * "resolution_ns":N,"us":{"LOW":N,...}}: bucket LOW holds ages of LOW to
+ * 2 LOW us (0: under 1 us; the last bucket is open). null untraced.
+ */
+static int add_page_age(struct strbuf *sb, const struct age_input *in,
+			bool traced)
+{
+	struct age_hist h;
+	bool first = true;
+	unsigned i;
+
+	strbuf_adds(sb, ",\"page_age\":");
+	if (!traced) {
+		strbuf_adds(sb, "null");
+		return 0;
+	}
+	if (age_compute(in, 0, UINT64_MAX, UINT64_MAX, &h, NULL))
+		return -ENOMEM;
+	strbuf_addf(sb,
+		    "{\"pages\":%" PRIu64 ",\"late\":%" PRIu64
+		    ",\"never\":%" PRIu64 ",\"mapped\":%" PRIu64
+		    ",\"resolution_ns\":%" PRIu64 ",\"us\":{",
+		    h.pages, h.late, h.never, h.mapped, h.resolution_ns);
+	for (i = 0; i < AGE_BUCKETS; i++) {
+		if (!h.bucket[i])
+			continue;
+		strbuf_addf(sb, "%s\"%" PRIu64 "\":%" PRIu64, first ? "" : ",",
+			    age_bucket_low_us(i), h.bucket[i]);
+		first = false;
+	}
+	strbuf_adds(sb, "}}");
+	return 0;
 }
 
 /* One sentence on what the folio orders mean, for people reading stats. */
@@ -351,8 +393,11 @@ int usage_render(struct log_ring *ring, uint64_t from, uint32_t page_size,
 			strbuf_addf(sb, "%" PRIu64, wasted);
 		strbuf_addf(sb,
 			    ",\"late_accesses\":%" PRIu64
-			    ",\"late_reads\":%" PRIu64 "}",
+			    ",\"late_reads\":%" PRIu64,
 			    f->late_accesses, f->late_reads);
+		if (add_page_age(sb, &f->age, traced))
+			u.oom = true;
+		strbuf_adds(sb, "}");
 	}
 	strbuf_adds(sb, "},\"histograms\":{");
 	add_hist(sb, "request_pages", u.h.request_pages, true, 0);
@@ -368,6 +413,7 @@ int usage_render(struct log_ring *ring, uint64_t from, uint32_t page_size,
 		free(u.f[i].fetched.v);
 		free(u.f[i].accessed.v);
 		free(u.f[i].mapped.v);
+		age_free(&u.f[i].age);
 	}
 	free(u.f);
 	free(u.w);

@@ -33,10 +33,12 @@ typedef const char *(*usage_name_fn)(void *ctx, uint64_t ino);
 /*
  * Walks @ring from position @from and appends to @sb:
  *	"files":{"NAME":{"fetched":N,"accessed":N,"mapped":N,"wasted":N,
- *	"late_accesses":N,"late_reads":N},...},"histograms":{...}
+ *	"late_accesses":N,"late_reads":N,"page_age":{...}},...},
+ *	"histograms":{...}
  * (no braces around it). "wasted" is null, with a "wasted_why", when the
  * accesses were not seen: without @traced (no kernel tracing), or for a
- * file whose readahead read(2) started without @reads_traced. Returns 0
+ * file whose readahead read(2) started without @reads_traced; so is
+ * "page_age" (src/age/page_age.h) without @traced. Returns 0
  * or -ENOMEM.
  */
 int usage_render(struct log_ring *ring, uint64_t from, uint32_t page_size,
