@@ -245,6 +245,7 @@ static void report_fetched(struct scenario_ctx *ctx, struct elf_result *r,
 		 r->not_fetched.pages, NULL);
 	report_causes(sec, &r->s, r->log, r->by_cause);
 	report_usage(sec, r->log, r->s.file);
+	report_page_age(sec, r->log, r->s.file);
 	report_windows(sec, r->log, r->s.file, 3, 3);
 	testfs_extents_free(&u);
 	testfs_extents_free(&out);
