@@ -6,30 +6,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/array.h"
 #include "log_record.h"
-
-static bool grow(void **v, size_t *cap, size_t n, size_t size)
-{
-	size_t c;
-	void *p;
-
-	if (n < *cap)
-		return true;
-	c = *cap ? *cap * 2 : 16;
-	p = realloc(*v, c * size);
-	if (!p)
-		return false;
-	*v = p;
-	*cap = c;
-	return true;
-}
 
 void age_add_fetch(struct age_input *in, uint64_t first, uint64_t last,
 		   uint64_t t_ns, uint64_t done_ns)
 {
 	if (last < first)
 		return;
-	if (!grow((void **)&in->f, &in->capf, in->nf, sizeof(*in->f))) {
+	if (!array_grow((void **)&in->f, &in->capf, in->nf, sizeof(*in->f))) {
 		in->oom = true;
 		return;
 	}
@@ -44,7 +29,7 @@ void age_add_access(struct age_input *in, unsigned type, uint64_t first,
 	if (type != LOG_ACCESS_FAULT && type != LOG_ACCESS_READ &&
 	    type != LOG_ACCESS_MAP)
 		return;
-	if (!grow((void **)&in->a, &in->capa, in->na, sizeof(*in->a))) {
+	if (!array_grow((void **)&in->a, &in->capa, in->na, sizeof(*in->a))) {
 		in->oom = true;
 		return;
 	}

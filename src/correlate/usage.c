@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../age/page_age.h"
+#include "../common/array.h"
 #include "../common/json.h"
 
 struct range {
@@ -46,22 +47,6 @@ struct uctx {
 	bool oom;
 };
 
-static bool grow(void **v, size_t *cap, size_t n, size_t size)
-{
-	size_t c;
-	void *p;
-
-	if (n < *cap)
-		return true;
-	c = *cap ? *cap * 2 : 16;
-	p = realloc(*v, c * size);
-	if (!p)
-		return false;
-	*v = p;
-	*cap = c;
-	return true;
-}
-
 static void rl_add(struct uctx *u, struct rlist *l, uint64_t first,
 		   uint64_t last)
 {
@@ -72,7 +57,7 @@ static void rl_add(struct uctx *u, struct rlist *l, uint64_t first,
 			l->v[l->n - 1].last = last;
 		return;
 	}
-	if (!grow((void **)&l->v, &l->cap, l->n, sizeof(*l->v))) {
+	if (!array_grow((void **)&l->v, &l->cap, l->n, sizeof(*l->v))) {
 		u->oom = true;
 		return;
 	}
@@ -141,7 +126,7 @@ static struct ufile *file_of(struct uctx *u, uint64_t ino)
 	for (i = u->n; i-- > 0;)
 		if (u->f[i].ino == ino)
 			return &u->f[i];
-	if (!grow((void **)&u->f, &u->cap, u->n, sizeof(*u->f))) {
+	if (!array_grow((void **)&u->f, &u->cap, u->n, sizeof(*u->f))) {
 		u->oom = true;
 		return NULL;
 	}
@@ -187,7 +172,7 @@ static void visit(void *arg, const struct log_record *rec)
 	last = (rec->read.off + rec->read.len - 1) / u->page_size;
 	u->h.request_pages[bucket(last - first + 1)]++;
 	if (rec->read.attr.window &&
-	    grow((void **)&u->w, &u->capw, u->nw, sizeof(*u->w))) {
+	    array_grow((void **)&u->w, &u->capw, u->nw, sizeof(*u->w))) {
 		u->w[u->nw].id = rec->read.attr.window;
 		u->w[u->nw].asked = rec->read.attr.order;
 		u->w[u->nw].alloc = rec->read.attr.alloc_order;
