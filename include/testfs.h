@@ -718,9 +718,14 @@ const struct testfs_window *testfs_log_window_of(const struct testfs_log *log,
 struct testfs_usage {
 	/** Pages fetched: as testfs_log_fetched() (no O_DIRECT, no errors). */
 	uint64_t fetched;
-	/** Pages accessed: the union of the FAULT and READ accesses. */
+	/**
+	 * Pages accessed: the union of the FAULT and READ accesses and of
+	 * the MAP accesses of one page (a fault-around of one page is the
+	 * touched page).
+	 */
 	uint64_t accessed;
-	/** Pages mapped by fault-around (MAP) and not accessed. */
+	/** Pages mapped by a fault-around (MAP) of several pages, not
+	 * accessed. */
 	uint64_t mapped;
 	/** Fetched and neither accessed nor mapped: wasted readahead. */
 	uint64_t wasted;

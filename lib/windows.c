@@ -239,9 +239,20 @@ static int cmp_extent(const void *x, const void *y)
  * (emptied first). Sorted before they are added, so that each add appends
  * instead of moving the extents after it.
  */
+/*
+ * A fault-around record of one page is the touched page itself (the
+ * range always holds the faulting page), so it is an access; wider ones
+ * are mapped pages the program was not seen to touch. The daemon's stats
+ * and page age (src/age/) draw the line at the same place.
+ */
+static bool is_access(const struct testfs_access *a)
+{
+	return a->type != TESTFS_ACCESS_MAP || a->first == a->last;
+}
+
+/* The pages of @name's accesses (@accesses) or of its wider mappings. */
 static int access_pages(const struct testfs_log *log, const char *name,
-			enum testfs_access_type t1, enum testfs_access_type t2,
-			struct testfs_extents *out)
+			bool accesses, struct testfs_extents *out)
 {
 	struct testfs_extent *v;
 	size_t i, n = 0;
@@ -256,7 +267,7 @@ static int access_pages(const struct testfs_log *log, const char *name,
 	for (i = 0; i < log->naccess; i++) {
 		const struct testfs_access *a = &log->access[i];
 
-		if ((a->type != t1 && a->type != t2) || !a->file ||
+		if (is_access(a) != accesses || !a->file ||
 		    strcmp(a->file, name) != 0 || a->first > a->last)
 			continue;
 		v[n].first = a->first;
@@ -324,11 +335,9 @@ int testfs_log_usage(const struct testfs_log *log, const char *name,
 	/* Without accesses nothing can be called wasted. */
 	if (!log->traced)
 		goto out;
-	err = access_pages(log, name, TESTFS_ACCESS_FAULT, TESTFS_ACCESS_READ,
-			   &accessed);
+	err = access_pages(log, name, true, &accessed);
 	if (!err)
-		err = access_pages(log, name, TESTFS_ACCESS_MAP,
-				   TESTFS_ACCESS_MAP, &mapped);
+		err = access_pages(log, name, false, &mapped);
 	if (!err)
 		err = testfs_extents_subtract(&mapped, &accessed, &mapped);
 	if (!err)

@@ -156,9 +156,13 @@ static void visit(void *arg, const struct log_record *rec)
 		f = file_of(u, rec->access.ino);
 		if (!f)
 			return;
+		/* A one-page fault-around is the touched page (lib/windows.c
+		 * and src/age/ say the same). */
 		rl_add(u,
-		       rec->access.type == LOG_ACCESS_MAP ? &f->mapped
-							  : &f->accessed,
+		       rec->access.type == LOG_ACCESS_MAP &&
+				       rec->access.last > rec->access.first
+			       ? &f->mapped
+			       : &f->accessed,
 		       rec->access.first, rec->access.last);
 		f->late_accesses += rec->access.late;
 		age_add_access(&f->age, rec->access.type, rec->access.first,
