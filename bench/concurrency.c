@@ -5,9 +5,11 @@
  * every system measured next to the others in one run.
  *
  *   build/bench/concurrency [--rounds N] [--size MIB] [--threads N] [--raw]
+ *                           [--pattern P] [--daemon-arg ARG]...
  *
  * Systems, each serving one file of SIZE MiB (default 256):
- *   testfs --threads 1   build/src/testfs ($TESTFS_BIN), stamp content, its
+ *   testfs --threads 1   build/src/testfs ($TESTFS_BIN), stamp content
+ *                        (--pattern: zero or random instead), its
  *                        defaults otherwise: the read log on, kernel tracing
  *                        on (root with tracefs);
  *   testfs --threads N   the same with N request threads (--threads, 4 by
@@ -62,9 +64,11 @@
  * SIGTERM and SIGHUP, the servers are stopped before this program ends
  * (they also unmount when it dies: testfs --watch-pid, the minimal
  * server's auto_unmount and PR_SET_PDEATHSIG). --raw prints every run on
- * stderr. Exit status: 0 when it ran (whatever the targets say), 1 when
- * it could not run, 2 on a bad command line, 128 + the signal.
+ * stderr; --daemon-arg ARG is passed to every testfs (--no-trace, ...). Exit
+ * status: 0 when it ran (whatever the targets say), 1 when it could not run, 2
+ * on a bad command line, 128 + the signal.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -84,6 +88,7 @@
 #include <unistd.h>
 
 #include "bench_common.h"
+#include "fuse_reads.h"
 
 #define MAX_ROUNDS 31
 #define NREADERS 3
@@ -103,11 +108,20 @@ struct sys {
 	volatile pid_t pid;
 	char dir[128];
 	char file[192];
+	dev_t dev; /* the mount's st_dev (FUSE systems) */
 };
 
 static struct sys systems[NSYS];
 static uint64_t file_size;
 static bool raw;
+/* --pattern: testfs's content (stamp, zero or random). */
+static const char *pattern = "stamp";
+static struct fuse_reads counter;
+static bool counting;
+/* --daemon-arg: passed to every testfs (at most MAX_DAEMON_ARGS). */
+#define MAX_DAEMON_ARGS 8
+static const char *daemon_args[MAX_DAEMON_ARGS];
+static unsigned n_daemon_args;
 
 /* Stops every server; async-signal-safe (the watchdog and signals). */
 static void kill_servers(void)
@@ -127,6 +141,9 @@ static void on_signal(int sig)
 				   "s, servers told to unmount\n";
 
 	kill_servers();
+	/* rmdir(2) removes the tracefs instance, events and all. */
+	if (counter.dir[0])
+		rmdir(counter.dir);
 	if (sig == SIGALRM) {
 		(void)!write(2, late, sizeof(late) - 1);
 		_exit(1);
@@ -330,6 +347,42 @@ static double run(const struct sys *s, bool is_tmpfs, unsigned nreaders,
 	return (double)file_size / ((double)(t1 - t0) / 1e9) / 1e6;
 }
 
+/*
+ * CPU time (ns) and times scheduled in, summed over the threads of @pid
+ * (/proc/PID/task/TID/schedstat: run time, wait time, timeslices).
+ */
+static void sched_totals(pid_t pid, uint64_t *cpu_ns, uint64_t *slices)
+{
+	char path[320], line[128];
+	struct dirent *d;
+	DIR *dir;
+
+	*cpu_ns = *slices = 0;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	if (!dir)
+		return;
+	while ((d = readdir(dir))) {
+		unsigned long long run, wait, n;
+		FILE *f;
+
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/schedstat",
+			 (int)pid, d->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (fgets(line, sizeof(line), f) &&
+		    sscanf(line, "%llu %llu %llu", &run, &wait, &n) == 3) {
+			*cpu_ns += run;
+			*slices += n;
+		}
+		fclose(f);
+	}
+	closedir(dir);
+}
+
 static void loadavg(char *buf, size_t len)
 {
 	FILE *f = fopen("/proc/loadavg", "re");
@@ -405,8 +458,8 @@ static int start_all(const char *testfs, const char *minimal, unsigned threads)
 	char file_arg[64], watch[16], size_m[32], nthr[16], why[128];
 	unsigned k;
 
-	snprintf(file_arg, sizeof(file_arg), "f.bin:%lluM:stamp",
-		 (unsigned long long)(file_size / MIB));
+	snprintf(file_arg, sizeof(file_arg), "f.bin:%lluM:%s",
+		 (unsigned long long)(file_size / MIB), pattern);
 	snprintf(size_m, sizeof(size_m), "%lluM",
 		 (unsigned long long)(file_size / MIB));
 	snprintf(watch, sizeof(watch), "%d", (int)getpid());
@@ -455,16 +508,28 @@ static int start_all(const char *testfs, const char *minimal, unsigned threads)
 		const char *a[] = { minimal,	    "-f",
 				    "--size",	    size_m,
 				    "--threads",    k == M_ONE ? "1" : nthr,
+				    "--fill",	    "memset",
 				    "--ready-fd",   "@FD",
 				    systems[k].dir, NULL };
 
 		if (start(&systems[k], a, NULL, 0))
 			return -1;
 	}
+	for (k = 0; k < TMPFS; k++) {
+		struct stat st;
+
+		if (!systems[k].skip && stat(systems[k].dir, &st) == 0)
+			systems[k].dev = st.st_dev;
+	}
 	return make_tmpfs(&systems[TMPFS]);
 }
 
 static double mbs[NSYS][NREADERS][NBLOCKS][MAX_ROUNDS];
+/* The server's CPU ms and times scheduled in per run (FUSE systems). */
+static double cpu_ms[NSYS][NREADERS][NBLOCKS][MAX_ROUNDS];
+static double switches[NSYS][NREADERS][NBLOCKS][MAX_ROUNDS];
+/* FUSE_READs of each run, -1 when not counted (see fuse_reads.h). */
+static double nreads[NSYS][NREADERS][NBLOCKS][MAX_ROUNDS];
 static double ratio[NSYS][NREADERS][NBLOCKS][MAX_ROUNDS];
 static double load1[MAX_ROUNDS];
 
@@ -499,6 +564,18 @@ static bool summary(const double *v, unsigned n, double *med, double *lo,
 	return true;
 }
 
+/* The FUSE_READs of system @k's run just made, or -1. */
+static double count_reads(unsigned k, bool ran)
+{
+	uint64_t n;
+
+	if (!counting || k == TMPFS)
+		return -1;
+	if (fuse_reads_take(&counter, &systems[k].dev, 1, &n) || !ran)
+		return -1;
+	return (double)n;
+}
+
 static void one_round(unsigned round, bool counted)
 {
 	unsigned w, b, n, k;
@@ -506,13 +583,25 @@ static void one_round(unsigned round, bool counted)
 	for (w = 0; w < NREADERS; w++)
 		for (b = 0; b < NBLOCKS; b++)
 			for (n = 0; n < NSYS; n++) {
-				double v;
+				uint64_t c0, c1, s0, s1;
+				double v, reads;
 
 				k = round % 2 ? NSYS - 1 - n : n;
 				if (!measured(k))
 					continue;
+				sched_totals(systems[k].pid, &c0, &s0);
 				v = run(&systems[k], k == TMPFS, readers_of[w],
 					block_of[b]);
+				sched_totals(systems[k].pid, &c1, &s1);
+				/* Also after the warm-up: it starts from 0. */
+				reads = count_reads(k, v >= 0);
+				if (counted) {
+					nreads[k][w][b][round] = reads;
+					cpu_ms[k][w][b][round] =
+						(double)(c1 - c0) / 1e6;
+					switches[k][w][b][round] =
+						(double)(s1 - s0);
+				}
 				if (raw)
 					fprintf(stderr,
 						"concurrency: raw: round %u%s "
@@ -526,14 +615,27 @@ static void one_round(unsigned round, bool counted)
 			}
 }
 
+/* "median (min..max)" of a cell's FUSE_READs, or "-". */
+static void print_reads(const double *v, unsigned rounds)
+{
+	double med, lo, hi;
+
+	if (!summary(v, rounds, &med, &lo, &hi))
+		printf("- |");
+	else
+		printf("%.0f (%.0f..%.0f) | %.0f |", med, lo, hi,
+		       (double)file_size / 1024.0 / med);
+}
+
 static void report_table(unsigned rounds)
 {
 	unsigned w, b, k, r;
 	double med, lo, hi;
 
 	printf("| readers | read size | system | MB/s median (min..max) | "
-	       "vs baseline, median of rounds (min..max) |\n");
-	printf("|--:|--:|---|--:|--:|\n");
+	       "vs baseline (min..max) | FUSE_READs (min..max) | KiB per "
+	       "FUSE_READ |\n");
+	printf("|--:|--:|---|--:|--:|--:|--:|\n");
 	for (w = 0; w < NREADERS; w++)
 		for (b = 0; b < NBLOCKS; b++)
 			for (k = 0; k < NSYS; k++) {
@@ -544,19 +646,72 @@ static void report_table(unsigned rounds)
 				if (!summary(mbs[k][w][b], rounds, &med, &lo,
 					     &hi)) {
 					printf("not measured (a run was not "
-					       "cold or failed) | |\n");
+					       "cold or failed) | | | |\n");
 					continue;
 				}
 				printf("%.0f (%.0f..%.0f) | ", med, lo, hi);
-				if (k == M_ONE || k == M_MANY || k == TMPFS) {
-					printf("|\n");
+				if (k >= M_ONE) {
+					printf(k == TMPFS ? "| | |\n" : "| ");
+					if (k != TMPFS) {
+						print_reads(nreads[k][w][b],
+							    rounds);
+						printf("\n");
+					}
 					continue;
 				}
 				for (r = 0; r < rounds; r++)
 					ratio[k][w][b][r] = mbs[k][w][b][r] /
 							    baseline(w, b, r);
 				summary(ratio[k][w][b], rounds, &med, &lo, &hi);
-				printf("%.2fx (%.2f..%.2f) |\n", med, lo, hi);
+				printf("%.2fx (%.2f..%.2f) | ", med, lo, hi);
+				print_reads(nreads[k][w][b], rounds);
+				printf("\n");
+			}
+}
+
+/* Server CPU per run and per request: where a FUSE system's time went. */
+static void report_cpu(unsigned rounds)
+{
+	double per_req[MAX_ROUNDS], sw[MAX_ROUNDS], med, lo, hi;
+	unsigned w, b, k, r;
+	bool ok;
+
+	printf("\nServer CPU time (all its threads, from schedstat) per run, "
+	       "and per FUSE_READ\nwith the times its threads were "
+	       "scheduled in per FUSE_READ (medians over\nthe rounds):\n\n");
+	printf("| readers | read size | system | CPU ms per run | CPU us per "
+	       "FUSE_READ | scheduled in per FUSE_READ |\n");
+	printf("|--:|--:|---|--:|--:|--:|\n");
+	for (w = 0; w < NREADERS; w++)
+		for (b = 0; b < NBLOCKS; b++)
+			for (k = 0; k < TMPFS; k++) {
+				if (!measured(k))
+					continue;
+				ok = summary(mbs[k][w][b], rounds, &med, &lo,
+					     &hi) &&
+				     summary(nreads[k][w][b], rounds, &med, &lo,
+					     &hi);
+				printf("| %u | %s | %s | ", readers_of[w],
+				       block_name[b], systems[k].name);
+				if (!ok) {
+					printf("- | - | - |\n");
+					continue;
+				}
+				for (r = 0; r < rounds; r++) {
+					double n = nreads[k][w][b][r];
+
+					per_req[r] = cpu_ms[k][w][b][r] * 1e3 /
+						     (n > 0 ? n : 1);
+					sw[r] = switches[k][w][b][r] /
+						(n > 0 ? n : 1);
+				}
+				summary(cpu_ms[k][w][b], rounds, &med, &lo,
+					&hi);
+				printf("%.0f | ", med);
+				summary(per_req, rounds, &med, &lo, &hi);
+				printf("%.1f | ", med);
+				summary(sw, rounds, &med, &lo, &hi);
+				printf("%.2f |\n", med);
 			}
 }
 
@@ -608,6 +763,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: concurrency [--rounds N] [--size MIB] [--threads N] "
 		"[--raw]\n"
+		"                   [--pattern P] [--daemon-arg ARG]...\n"
 		"Throughput of 1, 4 and 16 concurrent readers (read(2) of 1 "
 		"MiB and 4 KiB, cold)\n"
 		"on testfs --threads 1, testfs --threads N, testfs "
@@ -622,10 +778,14 @@ static void usage(FILE *f)
 		"  --threads N  N for testfs and the minimal server (2..256, "
 		"default 4)\n"
 		"  --raw        every run on stderr\n"
-		"Environment: TESTFS_BIN, MINIMAL_SERVER (meson test "
-		"--benchmark sets both).\n"
+		"  --pattern P  testfs's content: stamp (default), zero or "
+		"random\n"
+		"  --daemon-arg ARG  pass ARG to every testfs (repeatable, "
+		"up to %d)\n"
+		"Environment: TESTFS_BIN, MINIMAL_SERVER (default: the ones "
+		"of this build tree).\n"
 		"Needs root; exit 77 without it.\n",
-		MAX_ROUNDS);
+		MAX_ROUNDS, MAX_DAEMON_ARGS);
 }
 
 static int parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
@@ -665,6 +825,28 @@ static int parse_args(int argc, char **argv, unsigned *rounds,
 			raw = true;
 			continue;
 		}
+		if (!strcmp(argv[i], "--pattern")) {
+			if (i + 1 >= argc || (strcmp(argv[i + 1], "stamp") &&
+					      strcmp(argv[i + 1], "zero") &&
+					      strcmp(argv[i + 1], "random"))) {
+				fprintf(stderr, "concurrency: --pattern needs "
+						"stamp, zero or random\n");
+				return 2;
+			}
+			pattern = argv[++i];
+			continue;
+		}
+		if (!strcmp(argv[i], "--daemon-arg")) {
+			if (i + 1 >= argc || n_daemon_args == MAX_DAEMON_ARGS) {
+				fprintf(stderr,
+					"concurrency: --daemon-arg needs an "
+					"argument (at most %d of them)\n",
+					MAX_DAEMON_ARGS);
+				return 2;
+			}
+			daemon_args[n_daemon_args++] = argv[++i];
+			continue;
+		}
 		for (o = 0; o < 3 && strcmp(argv[i], opt[o].name); o++)
 			;
 		if (o == 3) {
@@ -689,14 +871,14 @@ static int parse_args(int argc, char **argv, unsigned *rounds,
 
 int main(int argc, char **argv)
 {
-	const char *testfs = getenv("TESTFS_BIN");
-	const char *minimal = getenv("MINIMAL_SERVER");
+	char *testfs = bench_find_binary("TESTFS_BIN", "../src/testfs");
+	char *minimal = bench_find_binary("MINIMAL_SERVER", "minimal_server");
 	unsigned rounds = 7, size_mib = 256, threads = 4, round, k;
 	struct sigaction sa;
 	char la[64], date[64];
 	uint64_t t0 = bench_now_ns(), t;
 	time_t now = time(NULL);
-	int ret = 1;
+	int ret = 1, err;
 
 	if (parse_args(argc, argv, &rounds, &size_mib, &threads))
 		return 2;
@@ -705,9 +887,12 @@ int main(int argc, char **argv)
 		return 77;
 	}
 	if (!testfs || !minimal) {
-		fprintf(stderr, "concurrency: set TESTFS_BIN and "
-				"MINIMAL_SERVER (meson test --benchmark does)"
-				"\n");
+		fprintf(stderr,
+			"concurrency: no %s: set TESTFS_BIN and "
+			"MINIMAL_SERVER\n",
+			testfs ? "minimal server" : "testfs");
+		free(testfs);
+		free(minimal);
 		return 1;
 	}
 	memset(&sa, 0, sizeof(sa));
@@ -722,9 +907,15 @@ int main(int argc, char **argv)
 		goto out;
 	strftime(date, sizeof(date), "%Y-%m-%d %H:%M UTC", gmtime(&now));
 	loadavg(la, sizeof(la));
-	printf("concurrency: %s, %u rounds after a warm-up, a %u MiB file, "
-	       "read_ahead_kb 128, N = %u\n",
-	       date, rounds, size_mib, threads);
+	printf("concurrency: %s, %u rounds after a warm-up, a %u MiB file "
+	       "(testfs: %s), read_ahead_kb 128, N = %u\n",
+	       date, rounds, size_mib, pattern, threads);
+	if (n_daemon_args) {
+		printf("testfs runs with");
+		for (k = 0; k < n_daemon_args; k++)
+			printf(" %s", daemon_args[k]);
+		printf("\n");
+	}
 	printf("load average (1, 5, 15 min) at start: %s\n", la);
 	for (k = 0; k < NSYS; k++)
 		if (systems[k].skip)
@@ -732,6 +923,12 @@ int main(int argc, char **argv)
 			       systems[k].skip);
 	printf("\n");
 	fflush(stdout);
+	err = fuse_reads_open(&counter);
+	counting = err == 0;
+	if (!counting)
+		printf("FUSE_READ counts: not available (tracefs instance: "
+		       "%s)\n",
+		       strerror(-err));
 	bench_progress("concurrency", "warm-up round");
 	one_round(0, false);
 	for (round = 0; round < rounds; round++) {
@@ -755,11 +952,16 @@ int main(int argc, char **argv)
 	for (round = 0; round < rounds; round++)
 		printf(" %.2f", load1[round]);
 	printf("\n");
+	if (counting)
+		report_cpu(rounds);
 	report_targets(rounds);
 	printf("\nTotal time %.1f s.\n", (double)(bench_now_ns() - t0) / 1e9);
 	ret = 0;
 out:
+	fuse_reads_close(&counter);
 	for (k = 0; k < NSYS; k++)
 		stop(&systems[k]);
+	free(testfs);
+	free(minimal);
 	return ret;
 }

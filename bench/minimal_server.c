@@ -2,7 +2,8 @@
 /*
  * minimal_server: the cost floor of FUSE, a baseline for bench/throughput.
  *
- *   minimal_server [-f] --size SIZE [--threads N] [--ready-fd N] MOUNTPOINT
+ *   minimal_server [-f] --size SIZE [--threads N] [--fill static|memset]
+ *                  [--ready-fd N] MOUNTPOINT
  *
  * A libfuse3 lowlevel server that serves one read-only file, zero.bin, of
  * SIZE bytes (binary suffixes K M G T) from a static buffer of zeros, and
@@ -32,6 +33,17 @@
  * The buffer is written once at start-up: left untouched, every page of
  * it would be the kernel's shared zero page, and each reply would copy
  * the same cached 4 KiB over and over, which no real server can do.
+ *
+ * --fill says how a reply's bytes come to be. static (the default): they
+ * are the static buffer, written once, so a read costs no work on the
+ * data at all: the floor of FUSE itself, which even testfs's zero file
+ * cannot reach (bench/throughput). memset: every read writes its bytes
+ * with memset() into the request thread's own buffer first, as testfs
+ * does for its zero pattern (src/store/pattern.c), the cheapest way a
+ * server can produce data per request; bench/concurrency uses this, so
+ * that the comparison is of what a server does per request besides
+ * producing the bytes, and no server's data comes cheaper than a
+ * memset().
  *
  * With --ready-fd N it writes "ready\n" to N once the mount answers
  * (a helper thread opens the root directory, which waits for the INIT
@@ -65,6 +77,24 @@
 
 static char zeros[READ_MAX] __attribute__((aligned(4096)));
 static uint64_t file_size;
+static bool fill_memset;
+
+/* --fill memset: each request thread's buffer, freed when it ends. */
+static pthread_key_t fill_key;
+
+static char *fill_buffer(void)
+{
+	char *buf = pthread_getspecific(fill_key);
+
+	if (!buf) {
+		buf = aligned_alloc(4096, READ_MAX);
+		if (buf && pthread_setspecific(fill_key, buf) != 0) {
+			free(buf);
+			buf = NULL;
+		}
+	}
+	return buf;
+}
 
 static void fill_attr(fuse_ino_t ino, struct stat *st)
 {
@@ -130,7 +160,9 @@ static void mn_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 static void mn_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
+	const char *data = zeros;
 	uint64_t len = 0;
+	char *buf;
 
 	(void)fi;
 	if (ino != FILE_INO)
@@ -142,7 +174,14 @@ static void mn_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		if (len > READ_MAX)
 			len = READ_MAX;
 	}
-	fuse_reply_buf(req, zeros, len);
+	if (fill_memset && len) {
+		buf = fill_buffer();
+		if (!buf)
+			return (void)fuse_reply_err(req, ENOMEM);
+		memset(buf, 0, len);
+		data = buf;
+	}
+	fuse_reply_buf(req, data, len);
 }
 
 static const struct fuse_lowlevel_ops mn_ops = {
@@ -317,6 +356,17 @@ int main(int argc, char **argv)
 					argv[i], THREADS_MAX);
 				return 2;
 			}
+		} else if (strcmp(argv[i], "--fill") == 0 && i + 1 < argc) {
+			i++;
+			if (strcmp(argv[i], "memset") == 0) {
+				fill_memset = true;
+			} else if (strcmp(argv[i], "static") != 0) {
+				fprintf(stderr,
+					"minimal_server: --fill '%s': "
+					"expected static or memset\n",
+					argv[i]);
+				return 2;
+			}
 		} else if (strcmp(argv[i], "--ready-fd") == 0 && i + 1 < argc) {
 			if (parse_fd(argv[++i], &ready_fd)) {
 				fprintf(stderr,
@@ -348,6 +398,10 @@ int main(int argc, char **argv)
 	if (!mountpoint) {
 		fprintf(stderr, "minimal_server: %s: %s\n", mp_arg,
 			strerror(errno));
+		return 1;
+	}
+	if (pthread_key_create(&fill_key, free) != 0) {
+		fprintf(stderr, "minimal_server: no thread key\n");
 		return 1;
 	}
 	/* Real pages, not the shared zero page (see the top). */
