@@ -21,9 +21,12 @@
  *                        offers the option (its --help names it) and starts
  *                        with it; otherwise reported as skipped, with why;
  *   minimal 1 thread     bench/minimal_server ($MINIMAL_SERVER): libfuse
- *                        lowlevel, fuse_session_loop(), zeros from a static
- *                        buffer, keep_cache: the least a FUSE server does
- *                        for a read (no log, no generated data);
+ *                        lowlevel, fuse_session_loop(), keep_cache, and
+ *                        --fill memset: each read memset()s its bytes into
+ *                        a buffer before the reply, as testfs does for a
+ *                        zero file, so no server's data comes cheaper than
+ *                        a memset(): the least a FUSE server does for a
+ *                        read (no log, no pattern);
  *   minimal N threads    the same on libfuse's fuse_session_loop_mt(), at
  *                        most N threads (the same N as testfs);
  *   tmpfs                a file on a private tmpfs (detached at once, so it
@@ -33,8 +36,8 @@
  * Workloads: R readers (1, 4, 16; threads of this process) each open the
  * file afresh (fresh readahead state) and read their own 1/R of it in
  * order with pread() of 1 MiB or 4 KiB. The clock runs from the moment
- * all readers have opened the file (a barrier) to the end of the last
- * read; MB/s = file size / that time (10^6 bytes per second).
+ * all readers have opened the file (they wait at a gate) to the end of
+ * the last read; MB/s = file size / that time (10^6 bytes per second).
  * read_ahead_kb is the kernel's default (128) on every FUSE mount.
  *
  * Cold data, the same way for every system: before every run the whole
@@ -59,14 +62,21 @@
  *   1 reader, 1 MiB and 4 KiB reads: testfs >= 1.0x minimal 1 thread;
  *   4 and 16 readers: testfs >= 1.0x the best minimal server.
  *
- * Needs root (mounts); exits 77 without it. Time limits: 10 s for a
- * server to start, 120 s per run; when one is exceeded, and on SIGINT,
- * SIGTERM and SIGHUP, the servers are stopped before this program ends
- * (they also unmount when it dies: testfs --watch-pid, the minimal
- * server's auto_unmount and PR_SET_PDEATHSIG). --raw prints every run on
- * stderr; --daemon-arg ARG is passed to every testfs (--no-trace, ...). Exit
- * status: 0 when it ran (whatever the targets say), 1 when it could not run, 2
- * on a bad command line, 128 + the signal.
+ * Why a system is where it is: the FUSE_READs of every run, counted from
+ * the fuse:fuse_request_send tracepoint in a tracefs instance of this
+ * program (fuse_reads.c; the instance adds the same small cost to every
+ * FUSE system), and each server's CPU time and wakeups per run from
+ * /proc/PID/task/TID/schedstat, per FUSE_READ.
+ *
+ * Needs root (mounts, tracefs); exits 77 without it. Time limits: 10 s
+ * for a server to start, 120 s per run; when one is exceeded, and on
+ * SIGINT, SIGTERM and SIGHUP, the servers are stopped before this
+ * program ends (they also unmount when it dies: testfs --watch-pid, the
+ * minimal server's auto_unmount and PR_SET_PDEATHSIG). --raw prints
+ * every run on stderr; --daemon-arg ARG is passed to every testfs
+ * (--no-trace, ...). Exit status: 0 when it ran (whatever the targets
+ * say), 1 when it could not run, 2 on a bad command line, 128 + the
+ * signal.
  */
 #include <errno.h>
 #include <signal.h>
