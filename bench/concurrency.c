@@ -490,8 +490,7 @@ static int parse_args(int argc, char **argv, unsigned *rounds,
 
 int main(int argc, char **argv)
 {
-	char *testfs = bench_find_binary("TESTFS_BIN", "../src/testfs");
-	char *minimal = bench_find_binary("MINIMAL_SERVER", "minimal_server");
+	char *testfs = NULL, *minimal = NULL;
 	unsigned rounds = 7, size_mib = 256, threads = 4, round, k;
 	struct conc_setup setup;
 	struct sigaction sa;
@@ -506,6 +505,8 @@ int main(int argc, char **argv)
 		printf("concurrency: skipped: needs root (mounts)\n");
 		return 77;
 	}
+	testfs = bench_find_binary("TESTFS_BIN", "../src/testfs");
+	minimal = bench_find_binary("MINIMAL_SERVER", "minimal_server");
 	if (!testfs || !minimal) {
 		fprintf(stderr,
 			"concurrency: no %s: set TESTFS_BIN and "
