@@ -363,11 +363,17 @@ int conc_start_all(const struct conc_setup *setup)
 		const char *th_val = k == T_URING ? "uring"
 				     : k == T_ONE ? "1"
 						  : nthr;
-		const char *a[] = { testfs,	  "-f",	    "-q",
-				    "--ready-fd", "@FD",    "--watch-pid",
-				    watch,	  "--file", file_arg,
-				    th_opt,	  th_val,   systems[k].dir,
-				    NULL };
+		const char *a[11 + CONC_MAX_DAEMON_ARGS + 2] = {
+			testfs,	  "-f",		 "-q",	"--ready-fd",
+			"@FD",	  "--watch-pid", watch, "--file",
+			file_arg, th_opt,	 th_val
+		};
+		unsigned n = 11, j;
+
+		for (j = 0; j < setup->n_daemon_args; j++)
+			a[n++] = setup->daemon_args[j];
+		a[n++] = systems[k].dir;
+		a[n] = NULL;
 
 		if (k == T_URING && !testfs_has_uring(testfs)) {
 			systems[k].skip = "testfs has no --transport uring";
