@@ -22,11 +22,38 @@
 
 struct sys systems[NSYS];
 static uint64_t file_size;
+static char uring_why[224]; /* why testfs --transport uring is skipped */
 
-/* Runs @argv (@FD: the write end of the ready pipe) until it says ready. */
+/* The last line @f holds, in @buf; "no message" when it is empty. */
+static void last_line(FILE *f, char *buf, size_t len)
+{
+	char line[256];
+
+	snprintf(buf, len, "no message");
+	if (!f)
+		return;
+	rewind(f);
+	while (fgets(line, sizeof(line), f)) {
+		size_t n = strcspn(line, "\n");
+
+		if (!n)
+			continue;
+		if (n >= len)
+			n = len - 1;
+		memcpy(buf, line, n);
+		buf[n] = '\0';
+	}
+}
+
+/*
+ * Runs @argv (@FD: the write end of the ready pipe) until it says ready.
+ * With @why, what the program said on stderr goes there when it fails
+ * (its last line), and nowhere when it starts.
+ */
 static int start(struct sys *s, const char *const argv[], char *why,
 		 size_t why_len)
 {
+	FILE *err = why ? tmpfile() : NULL;
 	int pfd[2], ws;
 	char buf[8];
 	struct pollfd p;
@@ -39,14 +66,13 @@ static int start(struct sys *s, const char *const argv[], char *why,
 	if (s->pid == 0) {
 		const char *a[32];
 		char fd[16];
-		int i, null = open("/dev/null", O_WRONLY);
+		int i;
 
 		close(pfd[0]);
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		/* The uring probe may fail: its reason goes to why, not here.
-		 */
-		if (why && null >= 0)
-			dup2(null, 2);
+		/* A probe may fail: its messages go to why, not to stderr. */
+		if (err)
+			dup2(fileno(err), 2);
 		snprintf(fd, sizeof(fd), "%d", pfd[1]);
 		for (i = 0; argv[i] && i < 31; i++)
 			a[i] = strcmp(argv[i], "@FD") ? argv[i] : fd;
@@ -59,17 +85,21 @@ static int start(struct sys *s, const char *const argv[], char *why,
 	p.events = POLLIN;
 	if (poll(&p, 1, 10000) != 1 || read(pfd[0], buf, sizeof(buf)) <= 0) {
 		close(pfd[0]);
-		if (why)
-			snprintf(why, why_len, "it did not start");
-		else
-			fprintf(stderr, "concurrency: %s did not start\n",
-				s->name);
 		kill(s->pid, SIGTERM);
 		waitpid(s->pid, &ws, 0);
 		s->pid = 0;
+		if (why)
+			last_line(err, why, why_len);
+		else
+			fprintf(stderr, "concurrency: %s did not start\n",
+				s->name);
+		if (err)
+			fclose(err);
 		return -1;
 	}
 	close(pfd[0]);
+	if (err)
+		fclose(err);
 	return 0;
 }
 
@@ -330,7 +360,7 @@ out:
 int conc_start_all(const struct conc_setup *setup)
 {
 	const char *testfs = setup->testfs, *minimal = setup->minimal;
-	char file_arg[64], watch[16], size_m[32], nthr[16], why[128];
+	char file_arg[64], watch[16], size_m[32], nthr[16], why[160];
 	unsigned k, threads = setup->threads;
 
 	file_size = setup->file_size;
@@ -383,8 +413,10 @@ int conc_start_all(const struct conc_setup *setup)
 			  sizeof(why))) {
 			if (k != T_URING)
 				return -1;
-			systems[k].skip = "testfs --transport uring did not "
-					  "start (is enable_uring set?)";
+			snprintf(uring_why, sizeof(uring_why),
+				 "testfs --transport uring did not start: %s",
+				 why);
+			systems[k].skip = uring_why;
 		}
 	}
 	for (k = M_ONE; k <= M_MANY; k++) {
