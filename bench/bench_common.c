@@ -2,11 +2,13 @@
 #include "bench_common.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 uint64_t bench_now_ns(void)
 {
@@ -59,6 +61,34 @@ int64_t bench_status_bytes(pid_t pid, const char *field)
 	}
 	fclose(f);
 	return ret;
+}
+
+char *bench_find_binary(const char *env, const char *sibling)
+{
+	char self[PATH_MAX], *slash, *out;
+	const char *v = getenv(env);
+	ssize_t n;
+
+	if (v && *v)
+		return realpath(v, NULL);
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		return NULL;
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	if (!slash)
+		return NULL;
+	*slash = '\0';
+	if (asprintf(&out, "%s/%s", self, sibling) < 0)
+		return NULL;
+	if (access(out, X_OK) != 0) {
+		free(out);
+		return NULL;
+	}
+	v = out;
+	out = realpath(v, NULL);
+	free((char *)v);
+	return out;
 }
 
 void bench_progress(const char *name, const char *fmt, ...)

@@ -28,6 +28,14 @@ double bench_median(double *v, size_t n, double *min, double *max);
  */
 int64_t bench_status_bytes(pid_t pid, const char *field);
 
+/*
+ * The program named by environment variable @env, or else @sibling (a
+ * path relative to this program's directory, e.g. "minimal_server" or
+ * "../src/testfs") if it is executable: an absolute path to free(), or
+ * NULL.
+ */
+char *bench_find_binary(const char *env, const char *sibling);
+
 /* "NAME: MESSAGE" on stderr, at once. */
 void bench_progress(const char *name, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

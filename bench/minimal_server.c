@@ -2,7 +2,8 @@
 /*
  * minimal_server: the cost floor of FUSE, a baseline for bench/throughput.
  *
- *   minimal_server [-f] --size SIZE [--ready-fd N] MOUNTPOINT
+ *   minimal_server [-f] --size SIZE [--threads N] [--fill static|memset]
+ *                  [--ready-fd N] MOUNTPOINT
  *
  * A libfuse3 lowlevel server that serves one read-only file, zero.bin, of
  * SIZE bytes (binary suffixes K M G T) from a static buffer of zeros, and
@@ -17,9 +18,32 @@
  * libfuse's defaults for everything else (max_pages 256, no splice), as
  * for testfs.
  *
+ * With --threads N (N > 1) requests are served by libfuse's own
+ * multi-threaded loop, fuse_session_loop_mt(), with at most N threads,
+ * all kept (max_idle_threads N: none is ended and started again) and no
+ * cloned descriptors, as testfs reads the session's one descriptor too.
+ * That loop is the least a multi-threaded libfuse server does: its
+ * threads wait in read(2) of /dev/fuse side by side and each answers the
+ * request it got, in whatever order. This server keeps no log, so unlike
+ * testfs (src/daemon/loop_mt.c) it needs no order among its threads; it
+ * is the floor a multi-threaded testfs is measured against. libfuse
+ * starts one thread and adds one whenever no thread is left waiting,
+ * up to N.
+ *
  * The buffer is written once at start-up: left untouched, every page of
  * it would be the kernel's shared zero page, and each reply would copy
  * the same cached 4 KiB over and over, which no real server can do.
+ *
+ * --fill says how a reply's bytes come to be. static (the default): they
+ * are the static buffer, written once, so a read costs no work on the
+ * data at all: the floor of FUSE itself, which even testfs's zero file
+ * cannot reach (bench/throughput). memset: every read writes its bytes
+ * with memset() into the request thread's own buffer first, as testfs
+ * does for its zero pattern (src/store/pattern.c), the cheapest way a
+ * server can produce data per request; bench/concurrency uses this, so
+ * that the comparison is of what a server does per request besides
+ * producing the bytes, and no server's data comes cheaper than a
+ * memset().
  *
  * With --ready-fd N it writes "ready\n" to N once the mount answers
  * (a helper thread opens the root directory, which waits for the INIT
@@ -28,7 +52,8 @@
  * and unmounts on SIGTERM, SIGINT and SIGHUP. Exit status: 0, 1 on a
  * runtime failure, 2 on a bad command line.
  */
-#define FUSE_USE_VERSION 34
+/* 3.12: fuse_loop_cfg_set_max_threads() for --threads. */
+#define FUSE_USE_VERSION 312
 
 #include <errno.h>
 #include <fcntl.h>
@@ -48,9 +73,28 @@
 #define STABLE_TIMEOUT 86400.0
 /* The largest FUSE_READ: 256 pages (FUSE_MAX_MAX_PAGES). */
 #define READ_MAX (256u * 4096u)
+#define THREADS_MAX 256u
 
 static char zeros[READ_MAX] __attribute__((aligned(4096)));
 static uint64_t file_size;
+static bool fill_memset;
+
+/* --fill memset: each request thread's buffer, freed when it ends. */
+static pthread_key_t fill_key;
+
+static char *fill_buffer(void)
+{
+	char *buf = pthread_getspecific(fill_key);
+
+	if (!buf) {
+		buf = aligned_alloc(4096, READ_MAX);
+		if (buf && pthread_setspecific(fill_key, buf) != 0) {
+			free(buf);
+			buf = NULL;
+		}
+	}
+	return buf;
+}
 
 static void fill_attr(fuse_ino_t ino, struct stat *st)
 {
@@ -116,7 +160,9 @@ static void mn_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 static void mn_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
+	const char *data = zeros;
 	uint64_t len = 0;
+	char *buf;
 
 	(void)fi;
 	if (ino != FILE_INO)
@@ -128,7 +174,14 @@ static void mn_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		if (len > READ_MAX)
 			len = READ_MAX;
 	}
-	fuse_reply_buf(req, zeros, len);
+	if (fill_memset && len) {
+		buf = fill_buffer();
+		if (!buf)
+			return (void)fuse_reply_err(req, ENOMEM);
+		memset(buf, 0, len);
+		data = buf;
+	}
+	fuse_reply_buf(req, data, len);
 }
 
 static const struct fuse_lowlevel_ops mn_ops = {
@@ -172,12 +225,21 @@ static void *ready_main(void *arg)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: minimal_server [-f] --size SIZE [--ready-fd N] "
-		   "MOUNTPOINT\n"
-		   "Serves " FILE_NAME " of SIZE bytes (suffixes K M G T, "
-		   "binary) of zeros: the cost\n"
-		   "floor of FUSE for bench/throughput. -f: stay in the "
-		   "foreground.\n");
+	fprintf(f,
+		"usage: minimal_server [-f] --size SIZE [--threads N] "
+		"[--ready-fd N] MOUNTPOINT\n"
+		"Serves " FILE_NAME " of SIZE bytes (suffixes K M G T, "
+		"binary) of zeros: the cost\n"
+		"floor of FUSE for bench/throughput and bench/concurrency."
+		"\n"
+		"  -f, --foreground  stay in the foreground\n"
+		"  --threads N       serve on up to N threads (1..%u; "
+		"default 1):\n"
+		"                    libfuse's fuse_session_loop_mt() "
+		"when N > 1\n"
+		"  --ready-fd N      write \"ready\" to descriptor N "
+		"once the mount answers\n",
+		THREADS_MAX);
 }
 
 /* SIZE with an optional binary suffix; 0 or -EINVAL. */
@@ -212,6 +274,39 @@ static int parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
+static int parse_threads(const char *s, unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v < 1 || v > THREADS_MAX)
+		return -EINVAL;
+	*out = (unsigned)v;
+	return 0;
+}
+
+/* libfuse's multi-threaded loop with at most @threads threads, all kept. */
+static int loop_threads(struct fuse_session *se, unsigned threads)
+{
+	struct fuse_loop_config *cfg = fuse_loop_cfg_create();
+	int ret;
+
+	if (!cfg) {
+		fprintf(stderr, "minimal_server: out of memory\n");
+		return -ENOMEM;
+	}
+	fuse_loop_cfg_set_clone_fd(cfg, 0);
+	fuse_loop_cfg_set_max_threads(cfg, threads);
+	fuse_loop_cfg_set_idle_threads(cfg, threads);
+	ret = fuse_session_loop_mt(se, cfg);
+	fuse_loop_cfg_destroy(cfg);
+	return ret;
+}
+
 static int parse_fd(const char *s, int *out)
 {
 	char *end;
@@ -233,6 +328,7 @@ int main(int argc, char **argv)
 	char *mountpoint;
 	struct ready ready = { .fd = -1 };
 	int foreground = 0, ready_fd = -1, status = 1, i, ret;
+	unsigned threads = 1;
 	bool have_size = false, readying = false;
 	struct fuse_session *se;
 	pthread_t ready_th;
@@ -252,6 +348,25 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			have_size = true;
+		} else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
+			if (parse_threads(argv[++i], &threads)) {
+				fprintf(stderr,
+					"minimal_server: --threads '%s': "
+					"expected a number from 1 to %u\n",
+					argv[i], THREADS_MAX);
+				return 2;
+			}
+		} else if (strcmp(argv[i], "--fill") == 0 && i + 1 < argc) {
+			i++;
+			if (strcmp(argv[i], "memset") == 0) {
+				fill_memset = true;
+			} else if (strcmp(argv[i], "static") != 0) {
+				fprintf(stderr,
+					"minimal_server: --fill '%s': "
+					"expected static or memset\n",
+					argv[i]);
+				return 2;
+			}
 		} else if (strcmp(argv[i], "--ready-fd") == 0 && i + 1 < argc) {
 			if (parse_fd(argv[++i], &ready_fd)) {
 				fprintf(stderr,
@@ -283,6 +398,10 @@ int main(int argc, char **argv)
 	if (!mountpoint) {
 		fprintf(stderr, "minimal_server: %s: %s\n", mp_arg,
 			strerror(errno));
+		return 1;
+	}
+	if (pthread_key_create(&fill_key, free) != 0) {
+		fprintf(stderr, "minimal_server: no thread key\n");
 		return 1;
 	}
 	/* Real pages, not the shared zero page (see the top). */
@@ -329,7 +448,7 @@ int main(int argc, char **argv)
 		}
 		readying = true;
 	}
-	ret = fuse_session_loop(se);
+	ret = threads > 1 ? loop_threads(se, threads) : fuse_session_loop(se);
 	/* libfuse reports the signal that ended the loop as a positive value */
 	status = ret < 0 ? 1 : 0;
 out_unmount:

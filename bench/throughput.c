@@ -95,6 +95,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_common.h"
+
 #include <testfs.h>
 
 #define MIB (1024ull * 1024ull)
@@ -1235,34 +1237,6 @@ static void report(int rounds)
 /* ------------------------------------------------------------------ */
 
 /* $NAME, else @sibling next to this program if it exists, else NULL. */
-static char *find_binary(const char *env, const char *sibling)
-{
-	char self[PATH_MAX], *slash, *out;
-	const char *v = getenv(env);
-	ssize_t n;
-
-	if (v && *v)
-		return realpath(v, NULL);
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0)
-		return NULL;
-	self[n] = '\0';
-	slash = strrchr(self, '/');
-	if (!slash)
-		return NULL;
-	*slash = '\0';
-	if (asprintf(&out, "%s/%s", self, sibling) < 0)
-		return NULL;
-	if (access(out, X_OK) != 0) {
-		free(out);
-		return NULL;
-	}
-	v = out;
-	out = realpath(v, NULL);
-	free((char *)v);
-	return out;
-}
-
 /* @path relative to the working directory when it lies below it. */
 static const char *shown(const char *path)
 {
@@ -1345,7 +1319,7 @@ int main(int argc, char **argv)
 	/* The daemon libtestfs runs (TESTFS_BIN, else this build's). */
 	if (testfs_find_daemon(NULL, daemon_path, sizeof(daemon_path)) == 0)
 		m.testfs_bin = realpath(daemon_path, NULL);
-	m.minimal_bin = find_binary("MINIMAL_SERVER", "minimal_server");
+	m.minimal_bin = bench_find_binary("MINIMAL_SERVER", "minimal_server");
 	if (!m.minimal_bin) {
 		fprintf(stderr, "throughput: could not run: no minimal server "
 				"(set MINIMAL_SERVER)\n");

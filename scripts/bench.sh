@@ -363,8 +363,10 @@ minutes=$(( ($(date +%s) - t_start + 59) / 60 ))
 	echo
 	echo "\`build/bench/concurrency --rounds $conc_rounds\`: 1, 4 and 16 readers"
 	echo "(each its own slice of a 256 MiB file, read(2) of 1 MiB or 4 KiB, cold)"
-	echo "on testfs --threads 1, testfs --threads 4 and the minimal server (one"
-	echo "thread), alternating; read_ahead_kb 128."
+	echo "on testfs --threads 1 and 4 (stamp, log and tracing on), testfs"
+	echo "--transport uring when the daemon has it, the minimal server on 1 and 4"
+	echo "threads (--fill memset) and tmpfs, alternating; read_ahead_kb 128. The"
+	echo "program's comment says exactly what it measures."
 	echo
 	cat "$work/concurrency.txt"
 	echo

@@ -135,6 +135,30 @@ size_t harness_assert_log_matches_cache(struct tfs_mount *m, const char *name,
 					size_t npages);
 
 /*
+ * Whether page @page left the page cache between @after_ns and @before_ns
+ * (CLOCK_MONOTONIC), e.g. ra_evicted_between() of tests/ra_evict.h.
+ */
+typedef bool harness_evicted_fn(uint64_t page, uint64_t after_ns,
+				uint64_t before_ns, void *arg);
+
+/*
+ * harness_assert_log_matches_cache() for runs during which reclaim may
+ * evict pages (kswapd, or DAMON on some VMs, can take a page read ahead
+ * before its reader gets there, and the kernel then fetches it again): a
+ * page fetched more than once passes when @evicted says it left the cache
+ * between every two of its fetches (from the first one's arrival to the
+ * next one's), and a fetched page missing from the cache passes when it
+ * left after its last fetch (@before_ns UINT64_MAX). @evicted is called
+ * only after the cache has been looked at. @evicted NULL: no page may be
+ * fetched twice.
+ */
+size_t harness_assert_log_matches_cache_evicting(struct tfs_mount *m,
+						 const char *name,
+						 size_t npages,
+						 harness_evicted_fn *evicted,
+						 void *arg);
+
+/*
  * Runs @argv (argv[0] is a path) with stdin closed, collects stderr and
  * stdout into *@out (malloc'd), waits at most @timeout_s; returns the
  * exit status, or -1 if it had to be killed.

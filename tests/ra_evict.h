@@ -90,17 +90,16 @@ static inline void ra_evictions_free(struct ra_evictions *e)
 	e->n = 0;
 }
 
-/* Starts recording the evictions of file @name of @fs. */
-static inline void ra_evictions_start(struct ra_evictions *e,
-				      struct testfs_mount *fs, const char *name)
+/* Starts recording the evictions of the file at @path. */
+static inline void ra_evictions_start_path(struct ra_evictions *e,
+					   const char *path)
 {
-	char path[PATH_MAX], filter[128];
+	char filter[128];
 	struct stat st;
 
 	/* A second start in one test replaces the first recording. */
 	ra_evictions_free(e);
 	memset(e, 0, sizeof(*e));
-	testfs_assert_ok(testfs_path(fs, name, path, sizeof(path)));
 	cr_assert_eq(stat(path, &st), 0, "%s: %s", path, strerror(errno));
 	snprintf(e->inst, sizeof(e->inst), RA_TRACEFS "/instances/testfs-%ld",
 		 (long)getpid());
@@ -123,6 +122,16 @@ static inline void ra_evictions_start(struct ra_evictions *e,
 			 e->inst, strerror(errno));
 		ra_evict_remove(e);
 	}
+}
+
+/* Starts recording the evictions of file @name of @fs. */
+static inline void ra_evictions_start(struct ra_evictions *e,
+				      struct testfs_mount *fs, const char *name)
+{
+	char path[PATH_MAX];
+
+	testfs_assert_ok(testfs_path(fs, name, path, sizeof(path)));
+	ra_evictions_start_path(e, path);
 }
 
 /* One line of the trace, if it is the event: its time and pages. */

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The systems bench/concurrency measures and one run of its readers:
+ * starting and stopping the servers (testfs, the minimal server, a
+ * detached tmpfs file), making a file cold, timing R readers, and a
+ * server's CPU time. concurrency.c's comment says what is measured.
+ */
+#ifndef TESTFS_BENCH_CONC_RUN_H
+#define TESTFS_BENCH_CONC_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define CONC_MAX_READERS 16
+#define CONC_RUN_LIMIT_S 120 /* SIGALRM after this long in one run */
+#define CONC_MAX_DAEMON_ARGS 8
+
+/* The order of the report; even rounds run them forward, odd backward. */
+enum sys_id { T_ONE, T_MANY, T_URING, M_ONE, M_MANY, TMPFS, NSYS };
+
+struct sys {
+	char name[48];
+	const char *skip; /* why it is not measured, or NULL */
+	volatile pid_t pid;
+	char dir[128];
+	char file[192];
+	dev_t dev; /* the mount's st_dev (FUSE systems) */
+};
+
+extern struct sys systems[NSYS];
+
+struct conc_setup {
+	const char *testfs, *minimal;	/* programs */
+	uint64_t file_size;		/* bytes, a multiple of 1 MiB */
+	unsigned threads;		/* N of --threads N */
+	const char *pattern;		/* testfs's content */
+	const char *const *daemon_args; /* more testfs arguments */
+	unsigned n_daemon_args;
+};
+
+/*
+ * Starts every system (a skipped one gets its reason in .skip). Returns 0,
+ * or -1 with the reason on stderr.
+ */
+int conc_start_all(const struct conc_setup *setup);
+
+/* Stops every server and removes its mountpoint. */
+void conc_stop_all(void);
+
+/* Sends SIGTERM to every server; async-signal-safe. */
+void conc_kill_servers(void);
+
+/*
+ * One run: @nreaders readers of @block bytes over the file of @s, cold
+ * (tmpfs: cached). MB/s, or a negative value when the run could not be
+ * made (not cold, a read failed).
+ */
+double conc_run(const struct sys *s, bool is_tmpfs, unsigned nreaders,
+		size_t block);
+
+/* CPU time (ns) and times scheduled in of all threads of @pid. */
+void conc_sched_totals(pid_t pid, uint64_t *cpu_ns, uint64_t *slices);
+
+#endif
