@@ -39,6 +39,7 @@ static void start(void)
 {
 	static const char *const args[] = {
 		"--transport", "uring",
+		"--ra-kb",     "128",
 		"--file",      "big.bin:64M",
 		"--file",      "slow.bin:1M",
 		"--file",      "bad.bin:64K",

@@ -20,9 +20,6 @@
 #include "../common/thread.h"
 #include "fuse_uring_abi.h"
 
-/* user_data of a queue's eventfd poll; an entry's is its address. */
-#define POLL_TAG 0
-
 /* How long uring_transport_settle() waits for the queues to register. */
 #define SETTLE_MS 10000
 
@@ -46,7 +43,9 @@ struct uring_queue {
 	bool ring_ok;
 	pthread_t th;
 	bool started;
-	int efd;	      /* wakes the thread: commits, quit */
+	/* Wakes the thread: the ring signals it for each completion
+	 * (io_uring_register_eventfd()), other threads for commits, quit. */
+	int efd;
 	pthread_mutex_t lock; /* commits */
 	struct uring_ent *commits;
 	struct uring_ent *ents;
@@ -146,16 +145,6 @@ static bool prep_cmd(struct uring_queue *q, struct uring_ent *e, uint32_t op)
 	cmd->commit_id =
 		op == FUSE_IO_URING_CMD_COMMIT_AND_FETCH ? e->commit_id : 0;
 	return true;
-}
-
-static void arm_poll(struct uring_queue *q)
-{
-	struct io_uring_sqe *sqe = get_sqe(q);
-
-	if (!sqe)
-		return;
-	io_uring_prep_poll_add(sqe, q->efd, POLLIN);
-	io_uring_sqe_set_data64(sqe, POLL_TAG);
 }
 
 static void commit(struct uring_ent *e)
@@ -262,14 +251,11 @@ static void take_request(struct uring_queue *q, struct uring_ent *e)
 	serving = NULL;
 }
 
-/* The eventfd fired: submit the replies others sent. True: quit. */
-static bool on_wake(struct uring_queue *q)
+/* Queues the replies other threads sent for submission. */
+static void take_commits(struct uring_queue *q)
 {
 	struct uring_ent *list, *e;
-	uint64_t n;
 
-	if (read(q->efd, &n, sizeof(n)) < 0)
-		(void)0;
 	pthread_mutex_lock(&q->lock);
 	list = q->commits;
 	q->commits = NULL;
@@ -280,30 +266,19 @@ static bool on_wake(struct uring_queue *q)
 		if (!prep_cmd(q, e, FUSE_IO_URING_CMD_COMMIT_AND_FETCH))
 			q->live--;
 	}
-	if (atomic_load(&q->u->quit))
-		return true;
-	arm_poll(q);
-	return false;
 }
 
-/* Handles the completions there are; true once told to quit. */
-static bool drain(struct uring_queue *q, int *first_err)
+/* Handles the completions there are. */
+static void drain(struct uring_queue *q, int *first_err)
 {
 	struct io_uring_cqe *cqe;
 	struct uring_ent *e;
-	bool quit = false;
-	uint64_t ud;
 	int res;
 
 	while (io_uring_peek_cqe(&q->ring, &cqe) == 0) {
-		ud = cqe->user_data;
+		e = (struct uring_ent *)(uintptr_t)cqe->user_data;
 		res = cqe->res;
 		io_uring_cqe_seen(&q->ring, cqe);
-		if (ud == POLL_TAG) {
-			quit |= on_wake(q);
-			continue;
-		}
-		e = (struct uring_ent *)(uintptr_t)ud;
 		if (res < 0) {
 			/* Refused, or ended: -ENOTCONN at teardown. */
 			q->live--;
@@ -315,7 +290,6 @@ static bool drain(struct uring_queue *q, int *first_err)
 		if (!atomic_load(&q->u->quiesced))
 			take_request(q, e);
 	}
-	return quit;
 }
 
 static void report(struct uring_queue *q, int err)
@@ -341,6 +315,7 @@ static void *queue_main(void *arg)
 	cpu_set_t set;
 	unsigned i;
 	int gate, ret, err = 0;
+	uint64_t n;
 
 	self = q;
 	/* Near the tasks that queue here (the kernel picks by their CPU);
@@ -355,7 +330,6 @@ static void *queue_main(void *arg)
 	pthread_mutex_unlock(&u->lock);
 	if (gate < 0)
 		return NULL;
-	arm_poll(q);
 	for (i = 0; i < URING_ENTRIES; i++)
 		if (prep_cmd(q, &q->ents[i], FUSE_IO_URING_CMD_REGISTER))
 			q->live++;
@@ -369,13 +343,24 @@ static void *queue_main(void *arg)
 	 * one it takes completes when a request arrives. */
 	drain(q, &err);
 	report(q, err);
+	/*
+	 * The thread waits in read(2) on the eventfd, not in io_uring_enter:
+	 * valgrind holds its lock across a system call it does not expect to
+	 * block, and would stop every other thread. The kernel's work for an
+	 * entry (it runs in this task) still runs: it interrupts the read.
+	 */
 	for (;;) {
-		ret = io_uring_submit_and_wait(&q->ring, 1);
-		if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY)
+		/* A completion posted by the submit signals the eventfd. */
+		take_commits(q);
+		drain(q, NULL);
+		io_uring_submit(&q->ring);
+		if (atomic_load(&u->quit))
 			break;
-		if (drain(q, NULL))
-			break;
+		while (read(q->efd, &n, sizeof(n)) < 0 && errno == EINTR)
+			;
 	}
+	/* The delay queue has answered all it held before quit was set. */
+	take_commits(q);
 	io_uring_submit(&q->ring);
 	return NULL;
 }
@@ -415,16 +400,16 @@ static int queue_init(struct uring_transport *u, struct uring_queue *q,
 		e->iov[1] = (struct iovec){ e->payload, u->payload };
 	}
 	q->req = q->mem + hdrs + URING_ENTRIES * u->payload;
-	q->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	q->efd = eventfd(0, EFD_CLOEXEC);
 	if (q->efd < 0)
 		return -errno;
-	/* Two SQEs per entry at most (a commit and the poll). */
+	/* One SQE per entry at most: REGISTER, then each commit. */
 	ret = io_uring_queue_init(2 * URING_ENTRIES, &q->ring,
 				  IORING_SETUP_SQE128);
 	if (ret < 0)
 		return ret;
 	q->ring_ok = true;
-	return 0;
+	return io_uring_register_eventfd(&q->ring, q->efd);
 }
 
 static void queue_free(struct uring_queue *q)
