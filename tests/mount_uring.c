@@ -371,7 +371,15 @@ static size_t held_now(void)
 	return n;
 }
 
-Test(uring_stop, sigterm_answers_held_reads_on_every_queue, .timeout = 60)
+/* On a failure too: the daemon answers the held reads, the test ends. */
+static void stop_held(void)
+{
+	harness_stop(&held_mnt);
+}
+
+TestSuite(uring_stop, .fini = stop_held, .timeout = 60);
+
+Test(uring_stop, sigterm_answers_held_reads_on_every_queue)
 {
 	static const char *const args[] = {
 		"--transport", "uring",	  "--file",  "a.bin:1M", "--file",
