@@ -3,9 +3,16 @@
 # session: mount, data reads by read(2) and mmap, every control command and
 # control file, a bad command, then unmount by one SIGTERM sent while a
 # client keeps the daemon busy. Fails on any memcheck error or leak, and
-# when that SIGTERM does not end the daemon.
+# when that SIGTERM does not end the daemon. The session runs twice: over
+# /dev/fuse, then with --transport uring (FUSE over io_uring where the
+# kernel has it; the /dev/fuse fallback where it does not).
 # Usage: scripts/valgrind-daemon.sh [BUILDDIR]
 set -euo pipefail
+if [ -z "${VALGRIND_TRANSPORT:-}" ]; then
+	VALGRIND_TRANSPORT=dev "$0" "$@"
+	exec env VALGRIND_TRANSPORT=uring "$0" "$@"
+fi
+transport=$VALGRIND_TRANSPORT
 cd "$(dirname "$0")/.."
 builddir=${1:-${BUILDDIR:-build}}
 testfs=$builddir/src/testfs
@@ -28,7 +35,7 @@ valgrind --quiet --error-exitcode=99 --leak-check=full \
 	--show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect \
 	--log-file="$vlog" \
 	"$testfs" -f -q --file big.bin:16M --file d/z.bin:1M:zero \
-	--log "$mnt.jsonl" --ra-kb 256 \
+	--log "$mnt.jsonl" --ra-kb 256 --transport "$transport" \
 	--rule 'file=big.bin,pages=0-63,latency=fixed:1ms' \
 	--error 'file=d/z.bin,pages=10-10,errno=EIO' "$mnt" &
 pid=$!
@@ -57,6 +64,12 @@ if [ "$(id -u)" = 0 ]; then
 		{ echo "valgrind: no read was attributed" >&2; exit 1; }
 fi
 ls -laR "$mnt" >/dev/null
+# As root on a kernel with FUSE over io_uring, the reads went over the ring.
+if [ "$transport" = uring ] && [ "$(id -u)" = 0 ] &&
+	[ -e /sys/module/fuse/parameters/enable_uring ]; then
+	grep -q '"transport":"uring"' "$mnt/.testfs/config" ||
+		{ echo "valgrind: not on the ring: $(grep -o '"transport_note":[^,]*' "$mnt/.testfs/config")" >&2; exit 1; }
+fi
 
 # One SIGTERM must end the daemon, also one that lands while a request is
 # being served (under valgrind a signal that arrives then was handled just
@@ -88,4 +101,4 @@ if [ "$status" != 0 ] || grep -q "^==" "$vlog"; then
 fi
 rm -f "$vlog"
 lines=$(wc -l < "$mnt.jsonl")
-echo "valgrind: daemon clean (no errors, no leaks; $lines log lines written)"
+echo "valgrind: daemon clean over $transport (no errors, no leaks; $lines log lines written)"

@@ -662,6 +662,25 @@ Test(config, threads_and_command_line_override)
 	cr_assert_eq(o.threads, 256);
 }
 
+Test(config, transport_and_command_line_override)
+{
+	const char *path = write_config("transport uring\n");
+
+	expect_ok(PARSE("/mnt"));
+	cr_assert_eq(o.transport, OPT_TRANSPORT_DEV);
+	options_free(&o);
+	expect_ok(PARSE("--config", path, "/mnt"));
+	cr_assert_eq(o.transport, OPT_TRANSPORT_URING);
+	options_free(&o);
+	expect_ok(PARSE("--config", path, "--transport", "dev", "/mnt"));
+	cr_assert_eq(o.transport, OPT_TRANSPORT_DEV);
+	options_free(&o);
+	expect_einval(PARSE("--transport", "io_uring", "/mnt"),
+		      "--transport 'io_uring'", "expected dev");
+	options_free(&o);
+	expect_einval(PARSE("--transport", "", "/mnt"), "--transport", NULL);
+}
+
 Test(config, empty_file)
 {
 	const char *path = write_config("");
@@ -842,6 +861,7 @@ static const char *const documented_keys[] = {
 	"max-background",
 	"congestion-threshold",
 	"threads",
+	"transport",
 	"log",
 	"log-capacity",
 	"latency",
