@@ -39,6 +39,7 @@ static const struct bad_case bad_cases[] = {
 	{ { "--threads", "0", "/mnt" }, "--threads" },
 	{ { "--threads", "257", "/mnt" }, "--threads" },
 	{ { "--threads", "four", "/mnt" }, "--threads" },
+	{ { "--transport", "io_uring", "/mnt" }, "io_uring" },
 	{ { "--log-capacity", "3", "/mnt" }, "--log-capacity" },
 	{ { "--config", "/nonexistent.conf", "/mnt" }, "/nonexistent.conf" },
 	/* It used to be read forever, its memory growing without bound. */

@@ -32,6 +32,9 @@ struct file_spec {
 /* --threads: the default (see docs/benchmarks.md) and the most allowed. */
 #define OPTIONS_DEFAULT_THREADS 1
 #define TESTFS_THREADS_MAX 256
+/* --transport: how requests reach the daemon (daemon/transport.h). */
+#define OPT_TRANSPORT_DEV 0
+#define OPT_TRANSPORT_URING 1
 
 struct options {
 	struct file_spec *files;
@@ -50,6 +53,7 @@ struct options {
 	int64_t congestion_threshold;
 	/* Request threads over /dev/fuse (--threads, 1..TESTFS_THREADS_MAX). */
 	int64_t threads;
+	int transport; /* OPT_TRANSPORT_*, default dev */
 	/* Where it was given ("--congestion-threshold" or "FILE:LINE: ..."),
 	 * for the check against max-background made at the end. */
 	char congestion_what[192];

@@ -39,6 +39,28 @@ struct testfs_stats {
 	_Atomic uint64_t drop_caches;
 	_Atomic uint64_t ctl_commands;
 	_Atomic uint64_t ctl_rejected;
+	/* Requests per transport (daemon/transport.c): all, and FUSE_READs. */
+	_Atomic uint64_t dev_requests;
+	_Atomic uint64_t dev_reads;
+	_Atomic uint64_t uring_requests;
+	_Atomic uint64_t uring_reads;
+};
+
+struct uring_transport;
+
+/*
+ * How requests reach the daemon (--transport). Set before serving and
+ * once the mount is ready (then under ctl_lock); read by .testfs/config.
+ */
+struct testfs_transport {
+	bool uring;	  /* serving over FUSE over io_uring */
+	unsigned queues;  /* ring queues (possible CPUs), 0 without */
+	unsigned entries; /* ring entries per queue */
+	char note[320];	  /* why uring is not used, or what testfs did */
+	struct uring_transport *ring; /* NULL without --transport uring */
+	/* The FUSE_INIT request: its unique, whether it offered the ring. */
+	uint64_t init_unique;
+	bool init_offered;
 };
 
 /* What the kernel actually uses, read back after mounting. */
@@ -113,6 +135,7 @@ struct testfs {
 	 * skips the rules entirely until then. */
 	atomic_bool slow_active;
 	struct testfs_knobs knobs;
+	struct testfs_transport transport;
 
 	/* Kernel correlation: NULL when off, with the reason in trace_why
 	 * (set once by the ready thread, before the mount is announced). */

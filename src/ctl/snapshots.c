@@ -226,6 +226,25 @@ static void render_backing_config(struct testfs *t, struct strbuf *sb)
 		c.uring_reads, c.sync_reads, c.direct_fallbacks);
 }
 
+/* "transport":"dev"|"uring","transport_requested":..., with the rings. */
+static void render_transport_config(struct testfs *t, struct strbuf *sb)
+{
+	const struct testfs_transport *tr = &t->transport;
+
+	strbuf_addf(sb,
+		    "\"transport\":\"%s\",\"transport_requested\":\"%s\","
+		    "\"uring_queues\":%u,\"uring_entries\":%u,"
+		    "\"transport_note\":",
+		    tr->uring ? "uring" : "dev",
+		    t->opts->transport == OPT_TRANSPORT_URING ? "uring" : "dev",
+		    tr->queues, tr->entries);
+	if (tr->note[0])
+		json_add_cstring(sb, tr->note);
+	else
+		strbuf_adds(sb, "null");
+	strbuf_adds(sb, ",");
+}
+
 static void render_config(struct testfs *t, struct strbuf *sb)
 {
 	const struct options *o = t->opts;
@@ -257,6 +276,7 @@ static void render_config(struct testfs *t, struct strbuf *sb)
 		sb,
 		"\"max_pages_limit\":%lld,\"keep_cache\":true,\"auto_inval_data\":false,\"threads\":%u,",
 		(long long)t->knobs.max_pages_limit, t->threads);
+	render_transport_config(t, sb);
 	strbuf_addf(sb, "\"log_capacity\":%" PRIu64 ",\"log_path\":",
 		    t->log.capacity);
 	if (o->log_path)
@@ -306,24 +326,27 @@ static void render_stats(struct testfs *t, struct strbuf *sb)
 	uint64_t head = log_ring_head(&t->log);
 	uint64_t clear = atomic_load(&t->log.clear_pos);
 
-	strbuf_addf(sb,
-		    "{\"reads\":%" PRIu64 ",\"read_bytes\":%" PRIu64
-		    ",\"reads_past_eof\":%" PRIu64
-		    ",\"errors_injected\":%" PRIu64 ",\"records\":%" PRIu64
-		    ",\"records_since_clear\":%" PRIu64 ",\"lost\":%" PRIu64
-		    ",\"log_file_lost\":%" PRIu64 ",\"log_capacity\":%" PRIu64
-		    ",\"marks\":%" PRIu64 ",\"clears\":%" PRIu64
-		    ",\"drop_caches\":%" PRIu64 ",\"ctl_commands\":%" PRIu64
-		    ",\"ctl_rejected\":%" PRIu64 ",\"uptime_ns\":%" PRIu64
-		    ",\"delayed_now\":%zu,\"held\":",
-		    ld(&s->reads), ld(&s->read_bytes), ld(&s->reads_past_eof),
-		    rules_errors_injected(t->rules), head, head - clear,
-		    log_ring_lost_since_clear(&t->log),
-		    t->writer ? log_writer_lost(t->writer) : 0, t->log.capacity,
-		    ld(&s->marks), ld(&s->clears), ld(&s->drop_caches),
-		    ld(&s->ctl_commands), ld(&s->ctl_rejected),
-		    clock_now_ns() - t->started_ns,
-		    t->delays ? delay_queue_pending(t->delays) : (size_t)0);
+	strbuf_addf(
+		sb,
+		"{\"reads\":%" PRIu64 ",\"read_bytes\":%" PRIu64
+		",\"reads_past_eof\":%" PRIu64 ",\"errors_injected\":%" PRIu64
+		",\"records\":%" PRIu64 ",\"records_since_clear\":%" PRIu64
+		",\"lost\":%" PRIu64 ",\"log_file_lost\":%" PRIu64
+		",\"log_capacity\":%" PRIu64 ",\"marks\":%" PRIu64
+		",\"clears\":%" PRIu64 ",\"drop_caches\":%" PRIu64
+		",\"ctl_commands\":%" PRIu64 ",\"ctl_rejected\":%" PRIu64
+		",\"uptime_ns\":%" PRIu64 ",\"dev_requests\":%" PRIu64
+		",\"dev_reads\":%" PRIu64 ",\"uring_requests\":%" PRIu64
+		",\"uring_reads\":%" PRIu64 ",\"delayed_now\":%zu,\"held\":",
+		ld(&s->reads), ld(&s->read_bytes), ld(&s->reads_past_eof),
+		rules_errors_injected(t->rules), head, head - clear,
+		log_ring_lost_since_clear(&t->log),
+		t->writer ? log_writer_lost(t->writer) : 0, t->log.capacity,
+		ld(&s->marks), ld(&s->clears), ld(&s->drop_caches),
+		ld(&s->ctl_commands), ld(&s->ctl_rejected),
+		clock_now_ns() - t->started_ns, ld(&s->dev_requests),
+		ld(&s->dev_reads), ld(&s->uring_requests), ld(&s->uring_reads),
+		t->delays ? delay_queue_pending(t->delays) : (size_t)0);
 	delay_queue_format_held(t->delays, sb, usage_name, t);
 	strbuf_adds(sb, ",\"slow\":");
 	rules_format_json(t->rules, sb);

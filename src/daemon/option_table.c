@@ -56,7 +56,17 @@ static const struct opt_desc opt_table[] = {
 	  "request threads (1..256): they take turns reading /dev/fuse and "
 	  "answer in parallel; every read is logged in the kernel's order, "
 	  "as with one thread. Default 1 (one request at a time, the most "
-	  "deterministic timing)" },
+	  "deterministic timing). With --transport uring they serve what "
+	  "/dev/fuse still carries (INIT, FORGET, INTERRUPT; everything "
+	  "after a fallback)" },
+	{ "transport", 0, OPT_TRANSPORT, true, true, SEC_KNOBS, "dev|uring",
+	  "how requests reach testfs: dev reads /dev/fuse; uring takes them "
+	  "over FUSE over io_uring (Linux 6.14+), one queue per possible CPU, "
+	  "each with its own ring, 32 entries and a thread pinned to that CPU. "
+	  "As root, testfs sets /sys/module/fuse/parameters/enable_uring to Y "
+	  "if it is N. Where the kernel cannot, testfs says why and serves "
+	  "/dev/fuse (.testfs/config: transport, transport_note). Default "
+	  "dev" },
 	{ "latency", 0, OPT_LATENCY, true, true, SEC_SLOW, "MODEL",
 	  "latency of every data read that no --rule matches: none, fixed:DUR, "
 	  "uniform:MIN-MAX, normal:MEAN,SD, lognormal:MEDIAN,SIGMA (random "

@@ -257,6 +257,17 @@ int options_apply(struct options *o, const struct opt_desc *d, const char *val,
 	case OPT_THREADS:
 		return set_int(&o->threads, what, val, 1, TESTFS_THREADS_MAX,
 			       err, errlen);
+	case OPT_TRANSPORT:
+		if (!strcmp(val, "dev"))
+			o->transport = OPT_TRANSPORT_DEV;
+		else if (!strcmp(val, "uring"))
+			o->transport = OPT_TRANSPORT_URING;
+		else
+			return options_fail(
+				err, errlen,
+				"%s '%s': expected dev (/dev/fuse) or uring (FUSE over io_uring)",
+				what, val);
+		return 0;
 	case OPT_LOG:
 		return set_string(&o->log_path, what, val, err, errlen);
 	case OPT_LOG_CAPACITY:

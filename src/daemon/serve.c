@@ -24,6 +24,7 @@
 #include "../slow/rules.h"
 #include "startup.h"
 #include "stop.h"
+#include "transport.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
@@ -160,6 +161,8 @@ static void *ready_main(void *arg)
 		return NULL;
 	}
 	close(fd);
+	/* The rings have registered (or failed) once the mount answers. */
+	transport_settle(t);
 	/* If serving already ended, this is the directory underneath. */
 	if (!mountinfo_find(t->mountpoint, &me) ||
 	    strcmp(me.fstype, "fuse.testfs") != 0 ||
@@ -189,6 +192,12 @@ static void *ready_main(void *arg)
 		snprintf(line + strlen(line), sizeof(line) - strlen(line),
 			 ", %u request thread%s", t->threads,
 			 t->threads == 1 ? "" : "s");
+	pthread_mutex_lock(&t->ctl_lock);
+	if (t->transport.uring)
+		snprintf(line + strlen(line), sizeof(line) - strlen(line),
+			 ", FUSE over io_uring: %u queues x %u entries",
+			 t->transport.queues, t->transport.entries);
+	pthread_mutex_unlock(&t->ctl_lock);
 	if (o->ready_fd >= 0) {
 		if (write(o->ready_fd, "ready\n", 6) < 0)
 			startup_warn("--ready-fd %d: %s", o->ready_fd,
@@ -278,12 +287,21 @@ int serve(struct testfs *t)
 			     strerror(-ret));
 		goto out_destroy;
 	}
+	/* The rings and their threads exist before the INIT reply asks
+	 * the kernel for them: nothing can fail between the two. */
+	transport_prepare(t);
 	if (fuse_session_mount(t->se, t->mountpoint) != 0) {
 		startup_fail(
 			1,
 			"cannot mount at %s (is /dev/fuse usable and fusermount3 installed? libfuse printed the reason above)",
 			t->mountpoint);
 		goto out_handlers;
+	}
+	ret = transport_install(t);
+	if (ret) {
+		startup_fail(1, "cannot install the FUSE I/O functions: %s",
+			     strerror(-ret));
+		goto out_unmount;
 	}
 	/*
 	 * The tracer starts before the first request is served, so no read
@@ -312,9 +330,12 @@ int serve(struct testfs *t)
 	rules_resume(t->rules);
 	delay_queue_release_held(t->delays);
 	drain_workers(t);
+	/* The rings take no new request; what they hold is answered. */
+	transport_quiesce(t);
 	/* Delayed replies still queued are answered before unmounting. */
 	delay_queue_stop(t->delays);
 	t->delays = NULL;
+	transport_stop(t);
 	/* A stop request ends the loop with 0; an unmount is not an error. */
 	if (unmounted(t, ret))
 		ret = 0;
@@ -329,6 +350,7 @@ int serve(struct testfs *t)
 		startup_warn("the FUSE session ended with an error: %s",
 			     strerror(ret < 0 ? -ret : ret));
 out_unmount:
+	transport_stop(t);
 	fuse_session_unmount(t->se);
 	if (status != 0 && !startup_done())
 		startup_fail(1, "the mount ended before it was ready");
@@ -346,6 +368,7 @@ out_unmount:
 		pthread_join(watch_th, NULL);
 	}
 out_handlers:
+	transport_stop(t);
 	testfs_free_handles(t);
 	stop_signals_remove(t);
 out_destroy:

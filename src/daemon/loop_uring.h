@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * FUSE over io_uring (--transport uring): the kernel's ring queues, one
+ * per possible CPU, each served by a thread pinned to that CPU with its
+ * own io_uring (128-byte SQEs) and URING_ENTRIES ring entries.
+ *
+ * A request taken from an entry is put back together as /dev/fuse would
+ * have delivered it (fuse_in_header, the opcode's argument, the payload)
+ * and handed to fuse_session_process_buf(), so every handler, the log,
+ * the rules and the delay queue serve it unchanged. Its reply reaches
+ * uring_transport_reply() through the session's custom writev
+ * (daemon/transport.c), which copies it into the entry's buffers and
+ * commits it with FUSE_IO_URING_CMD_COMMIT_AND_FETCH: the same SQE asks
+ * for the entry's next request. Every SQE of a queue is submitted by its
+ * thread (the kernel runs an entry's work in the task that submitted it):
+ * a reply sent from another thread (the delay queue) is put on the
+ * queue's list and its thread woken through an eventfd.
+ *
+ * An entry whose reply is delayed or held takes no new request until it
+ * is answered; URING_ENTRIES is that many concurrent requests per CPU.
+ */
+#ifndef TESTFS_LOOP_URING_H
+#define TESTFS_LOOP_URING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/uio.h>
+
+#include "../core/testfs.h"
+
+/*
+ * Entries per queue. Each has a 1 MiB payload buffer, address space paid
+ * for as used (the kernel hands the most recently used entry the next
+ * request, so a sequential reader touches few). 32 covers the kernel's
+ * default max_background (12) plus synchronous readers with room for
+ * delayed replies; more concurrent requests on one CPU wait in the
+ * kernel's queue for an entry.
+ */
+#define URING_ENTRIES 32
+
+struct uring_transport;
+
+/*
+ * Before mounting: one ring, the entries' buffers and a thread per
+ * queue, the threads waiting for uring_transport_go(). @payload is the
+ * payload buffer size (at least the kernel's max_pages * page size).
+ * Returns 0 or a negative errno, with the reason in @why.
+ */
+int uring_transport_prepare(struct testfs *t, size_t payload,
+			    struct uring_transport **out, char *why,
+			    size_t whylen);
+
+/* Possible CPUs (queues the kernel makes); 0 if unknown. */
+unsigned uring_possible_cpus(void);
+
+/*
+ * After the INIT reply was written on @fd: the threads register their
+ * entries (@go) or end (!@go, the kernel does not take the ring).
+ */
+void uring_transport_go(struct uring_transport *u, int fd, bool go);
+
+/*
+ * Waits until every queue has registered its entries or failed. True if
+ * every queue has entries (the ring serves); @why says otherwise.
+ */
+bool uring_transport_settle(struct uring_transport *u, char *why,
+			    size_t whylen);
+
+/*
+ * If @iov (a fuse_out_header and the body) answers a request taken from
+ * an entry: commits it there and returns true. Any thread may call it.
+ */
+bool uring_transport_reply(struct uring_transport *u, const struct iovec *iov,
+			   int count);
+
+/*
+ * Serving ends: requests that reach an entry from now on are left to
+ * the kernel (it ends them when the connection goes), as requests not
+ * yet read from /dev/fuse are; replies still commit.
+ */
+void uring_transport_quiesce(struct uring_transport *u);
+
+/* Commits what is left, ends the threads, frees the rings (NULL: no-op). */
+void uring_transport_stop(struct uring_transport *u);
+
+unsigned uring_transport_queues(const struct uring_transport *u);
+
+#endif

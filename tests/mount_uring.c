@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: MIT
+/*
+ * --transport uring on the real kernel. Where the kernel takes the ring
+ * (Linux 6.14+ with CONFIG_FUSE_IO_URING; testfs sets enable_uring as
+ * root), every phase first checks that its reads really came over the
+ * ring (.testfs/stats: uring_reads grew by at least the phase's records,
+ * dev_reads not at all), then makes the exactness checks of the /dev/fuse
+ * tests: the pages the log says were fetched are the pages mincore()
+ * shows cached, none fetched twice, the data right. Where the kernel has
+ * no ring (Debian's 6.1 and 6.12), the same phases run over /dev/fuse
+ * after the fallback, which is checked: .testfs/config says "dev" and
+ * why, and a kernel that has the ring but did not take it fails.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <testfs/pattern.h>
+
+#include "mount_harness.h"
+
+#define PAGE 4096u
+#define BIG_PAGES 16384u /* big.bin: 64 MiB */
+#define ENABLE_URING "/sys/module/fuse/parameters/enable_uring"
+/* slow.bin's latency: every read of it is answered by the delay queue,
+ * so through the queue's commit list, not the queue thread. */
+#define SLOW_NS 5000000ull
+
+static struct tfs_mount mnt;
+static bool ring; /* the kernel took the ring */
+
+static void start(void)
+{
+	static const char *const args[] = {
+		"--transport", "uring",
+		"--file",      "big.bin:64M",
+		"--file",      "slow.bin:1M",
+		"--file",      "bad.bin:64K",
+		"--rule",      "file=slow.bin,latency=fixed:5ms",
+		"--error",     "file=bad.bin,pages=0-0,errno=EIO",
+		NULL,
+	};
+	char *cfg;
+
+	harness_start(&mnt, args);
+	cfg = harness_read_file(harness_path(&mnt, ".testfs/config"), NULL);
+	cr_assert(cfg);
+	ring = strstr(cfg, "\"transport\":\"uring\"") != NULL;
+	free(cfg);
+}
+
+static void stop(void)
+{
+	harness_stop_checked(&mnt);
+}
+
+TestSuite(uring, .init = start, .fini = stop, .timeout = 60);
+
+/* A number of .testfs/stats or .testfs/config. */
+static uint64_t field(const char *file, const char *key)
+{
+	char *s = harness_read_file(harness_path(&mnt, file), NULL), pat[64];
+	const char *p;
+	uint64_t v;
+
+	cr_assert(s);
+	snprintf(pat, sizeof(pat), "\"%s\":", key);
+	p = strstr(s, pat);
+	cr_assert(p, "%s has no %s: %s", file, key, s);
+	v = strtoull(p + strlen(pat), NULL, 10);
+	free(s);
+	return v;
+}
+
+struct counts {
+	uint64_t dev, uring;
+};
+
+static struct counts reads_now(void)
+{
+	return (struct counts){ field(".testfs/stats", "dev_reads"),
+				field(".testfs/stats", "uring_reads") };
+}
+
+static void cold(const char *name)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "drop-cache %s", name);
+	cr_assert_eq(harness_ctl(&mnt, cmd), 0, "%s failed", cmd);
+	cr_assert_eq(harness_ctl(&mnt, "clear"), 0);
+}
+
+/* The phase's reads came over the transport in use; the log is exact. */
+static void check_phase(const char *name, size_t npages, struct counts before)
+{
+	struct counts after;
+	struct tfs_log log;
+	size_t recs;
+	uint32_t *per = calloc(npages, sizeof(*per));
+
+	harness_settle(&mnt);
+	harness_log(&mnt, &log);
+	recs = harness_fetch_counts(&log, harness_ino(harness_path(&mnt, name)),
+				    per, npages);
+	harness_log_free(&log);
+	free(per);
+	cr_assert_gt(recs, 0);
+	after = reads_now();
+	if (ring) {
+		cr_assert_geq(after.uring - before.uring, recs,
+			      "%zu reads logged, %" PRIu64 " over the ring",
+			      recs, after.uring - before.uring);
+		cr_assert_eq(after.dev, before.dev,
+			     "%" PRIu64 " reads over /dev/fuse",
+			     after.dev - before.dev);
+	} else {
+		cr_assert_geq(after.dev - before.dev, recs);
+		cr_assert_eq(after.uring, 0);
+	}
+	harness_assert_log_matches_cache(&mnt, name, npages);
+}
+
+static void verify(const char *name, uint64_t off, const void *buf, size_t n)
+{
+	uint64_t bad = 0;
+
+	cr_assert_eq(testfs_verify("stamp", name, off, buf, n, &bad), 0,
+		     "%s: wrong data at %" PRIu64, name, bad);
+}
+
+Test(uring, transport_is_reported)
+{
+	char *cfg;
+
+	if (ring) {
+		cr_assert_geq(field(".testfs/config", "uring_queues"), 1);
+		cr_assert_eq(field(".testfs/config", "uring_entries"), 32);
+		cr_assert_eq(field(".testfs/stats", "dev_reads"), 0);
+		return;
+	}
+	cfg = harness_read_file(harness_path(&mnt, ".testfs/config"), NULL);
+	cr_assert(strstr(cfg, "\"transport\":\"dev\""), "%s", cfg);
+	cr_assert(strstr(cfg, "\"transport_requested\":\"uring\""));
+	/* The kernel has the ring and testfs is root: it must have been
+	 * taken. Otherwise the reason is named. */
+	cr_assert(access(ENABLE_URING, F_OK) != 0 || geteuid() != 0,
+		  "the kernel has FUSE over io_uring but testfs fell back: %s",
+		  cfg);
+	cr_assert(strstr(cfg, access(ENABLE_URING, F_OK) != 0
+				      ? "no FUSE over io_uring"
+				      : "as root"),
+		  "%s", cfg);
+	free(cfg);
+}
+
+static void read_stream(size_t step)
+{
+	struct counts before;
+	char *buf = malloc(step);
+	int fd;
+	uint64_t off;
+
+	cold("big.bin");
+	before = reads_now();
+	fd = open(harness_path(&mnt, "big.bin"), O_RDONLY | O_CLOEXEC);
+	cr_assert_geq(fd, 0);
+	for (off = 0; off < (uint64_t)BIG_PAGES * PAGE; off += step) {
+		cr_assert_eq(pread(fd, buf, step, (off_t)off), (ssize_t)step);
+		verify("big.bin", off, buf, step);
+	}
+	close(fd);
+	free(buf);
+	check_phase("big.bin", BIG_PAGES, before);
+}
+
+Test(uring, read_4k_stream_is_exact)
+{
+	read_stream(PAGE);
+}
+
+Test(uring, read_1m_stream_is_exact)
+{
+	read_stream(1u << 20);
+}
+
+/* Maps @npages from page @first; @split: alternate 4 MiB VMAs. */
+static void read_mapping(uint64_t first, size_t npages, bool split)
+{
+	struct counts before;
+	size_t len = npages * PAGE, i;
+	char *map;
+	int fd;
+
+	cold("big.bin");
+	before = reads_now();
+	fd = open(harness_path(&mnt, "big.bin"), O_RDONLY | O_CLOEXEC);
+	cr_assert_geq(fd, 0);
+	map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd,
+		   (off_t)(first * PAGE));
+	cr_assert_neq(map, MAP_FAILED);
+	for (i = 1024; split && i < npages; i += 2048)
+		cr_assert_eq(mprotect(map + i * PAGE, 1024 * PAGE,
+				      PROT_READ | PROT_WRITE),
+			     0);
+	for (i = 0; i < npages; i++)
+		verify("big.bin", (first + i) * PAGE, map + i * PAGE, PAGE);
+	munmap(map, len);
+	close(fd);
+	check_phase("big.bin", BIG_PAGES, before);
+}
+
+Test(uring, mmap_slice_is_exact)
+{
+	read_mapping(4096, 2048, false);
+}
+
+Test(uring, mprotect_split_mapping_is_exact)
+{
+	read_mapping(0, 8192, true);
+}
+
+Test(uring, fadvise_willneed_is_exact)
+{
+	unsigned char *vec;
+	struct counts before;
+	size_t i;
+	int fd;
+
+	cold("big.bin");
+	before = reads_now();
+	fd = open(harness_path(&mnt, "big.bin"), O_RDONLY | O_CLOEXEC);
+	cr_assert_geq(fd, 0);
+	/* At most max(io_pages, ra_pages) = 32 pages with --ra-kb 128
+	 * (mm/readahead.c force_page_cache_ra()): all of them. */
+	cr_assert_eq(posix_fadvise(fd, 8 << 20, 32 * PAGE, POSIX_FADV_WILLNEED),
+		     0);
+	close(fd);
+	check_phase("big.bin", BIG_PAGES, before);
+	vec = malloc(BIG_PAGES);
+	harness_resident(harness_path(&mnt, "big.bin"), vec, BIG_PAGES);
+	for (i = 2048; i < 2048 + 32; i++)
+		cr_assert(vec[i] & 1, "page %zu of the advice not cached", i);
+	free(vec);
+}
+
+Test(uring, delays_and_errors_reach_the_reader)
+{
+	struct counts before;
+	struct tfs_log log;
+	char buf[PAGE];
+	size_t i, slow = 0;
+	int fd;
+
+	cold("slow.bin");
+	before = reads_now();
+	fd = open(harness_path(&mnt, "slow.bin"), O_RDONLY | O_CLOEXEC);
+	cr_assert_geq(fd, 0);
+	for (i = 0; i < 256; i++) {
+		cr_assert_eq(pread(fd, buf, PAGE, (off_t)(i * PAGE)),
+			     (ssize_t)PAGE);
+		verify("slow.bin", i * PAGE, buf, PAGE);
+	}
+	close(fd);
+	check_phase("slow.bin", 256, before);
+	harness_log(&mnt, &log);
+	for (i = 0; i < log.count; i++) {
+		const struct log_record *r = &log.recs[i];
+
+		if (r->kind != LOG_READ)
+			continue;
+		cr_assert_eq(r->read.delay_ns, SLOW_NS);
+		cr_assert_geq(r->read.done_ns - r->t_ns, SLOW_NS);
+		slow++;
+	}
+	harness_log_free(&log);
+	cr_assert_gt(slow, 0);
+
+	cold("bad.bin");
+	fd = open(harness_path(&mnt, "bad.bin"), O_RDONLY | O_CLOEXEC);
+	cr_assert_geq(fd, 0);
+	errno = 0;
+	cr_assert_eq(pread(fd, buf, PAGE, 0), -1);
+	cr_assert_eq(errno, EIO);
+	close(fd);
+}
+
+Test(uring_input, bad_transport_exits_2, .timeout = 30)
+{
+	const char *const argv[] = { harness_bin(), "--transport", "foo",
+				     "/nonexistent", NULL };
+	char path[HARNESS_TMP_MAX + 32], *out = NULL;
+	const char *const cargv[] = { harness_bin(), "--config", path,
+				      "/nonexistent", NULL };
+	FILE *f;
+
+	cr_assert_eq(harness_run(argv, &out, 10), 2, "%s", out);
+	cr_assert(strstr(out, "--transport 'foo'"), "%s", out);
+	free(out);
+	snprintf(path, sizeof(path), "%s/testfs-uring-%d.conf",
+		 harness_tmp_dir(), (int)getpid());
+	f = fopen(path, "w");
+	cr_assert(f);
+	fputs("transport foo\n", f);
+	fclose(f);
+	cr_assert_eq(harness_run(cargv, &out, 10), 2, "%s", out);
+	unlink(path);
+	cr_assert(strstr(out, "transport 'foo'"), "%s", out);
+	free(out);
+}
