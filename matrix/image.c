@@ -289,6 +289,33 @@ static int put_libs(struct cpio *c, const char *bin, char ***seen,
 	return 0;
 }
 
+/*
+ * glibc loads libgcc_s.so.1 at run time, for pthread_cancel() (which the
+ * daemon calls as it stops) and for unwinding; ldd does not list it.
+ * Without it the daemon aborts as it exits ("libgcc_s.so.1 must be
+ * installed for pthread_cancel to work") and every guest run ends with
+ * a daemon killed by SIGABRT.
+ */
+static void put_libgcc_s(struct cpio *c, char **seen, size_t nseen)
+{
+	static const char *const where[] = {
+		"/lib/x86_64-linux-gnu/libgcc_s.so.1",
+		"/usr/lib/x86_64-linux-gnu/libgcc_s.so.1",
+		"/lib64/libgcc_s.so.1",
+		"/usr/lib64/libgcc_s.so.1",
+	};
+	size_t i;
+
+	for (i = 0; i < nseen; i++)
+		if (strcmp(seen[i], "matrix/lib/libgcc_s.so.1") == 0)
+			return;
+	for (i = 0; i < sizeof(where) / sizeof(where[0]); i++)
+		if (access(where[i], R_OK) == 0) {
+			put_file(c, "matrix/lib/libgcc_s.so.1", where[i], 0755);
+			return;
+		}
+}
+
 int image_build_base(const struct bins *b, bool with_suite, const char *path,
 		     char *why, size_t whylen)
 {
@@ -328,6 +355,8 @@ int image_build_base(const struct bins *b, bool with_suite, const char *path,
 		put_file(&c, dst, guest_bins[i], 0755);
 		err = put_libs(&c, guest_bins[i], &seen, &nseen, why, whylen);
 	}
+	if (!err)
+		put_libgcc_s(&c, seen, nseen);
 	if (!err && exists_x(b->fusermount)) {
 		put_file(&c, "usr/bin/fusermount3", b->fusermount, 04755);
 		err = put_libs(&c, b->fusermount, &seen, &nseen, why, whylen);

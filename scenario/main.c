@@ -514,6 +514,21 @@ static int run(const char *name, int argc, char **argv)
 			strerror(-ret));
 		return 1;
 	}
+	/* A daemon that did not stop cleanly is a failed run. */
+	ret = session_daemon_status();
+	if (ret) {
+		if (ret > 0)
+			fprintf(stderr,
+				"testfs-scenario: the testfs daemon exited "
+				"with status %d\n",
+				ret);
+		else
+			fprintf(stderr,
+				"testfs-scenario: the testfs daemon did not "
+				"stop cleanly: %s\n",
+				strerror(-ret));
+		return 1;
+	}
 	return 0;
 }
 

@@ -163,6 +163,12 @@ int session_control_number(struct session *s, const char *name, const char *key,
  * returns the daemon's status (see testfs_stop()).
  */
 int session_stop(struct session *s);
+/*
+ * The first non-zero status session_stop() got in this run (as
+ * testfs_stop() gives it: an exit status, -EINTR for a daemon that had
+ * to be killed, or -errno), or 0. testfs-scenario then exits 1.
+ */
+int session_daemon_status(void);
 
 /*
  * The run's time limit: after @seconds, SIGALRM stops the running

@@ -447,6 +447,13 @@ int session_start(struct scenario_ctx *ctx, struct session *s, const char *file,
 	return 0;
 }
 
+static int first_daemon_status;
+
+int session_daemon_status(void)
+{
+	return first_daemon_status;
+}
+
 int session_stop(struct session *s)
 {
 	int ret;
@@ -467,6 +474,8 @@ int session_stop(struct session *s)
 	alarm_daemon = 0;
 	ret = testfs_stop(s->fs);
 	s->fs = NULL;
+	if (ret && !first_daemon_status)
+		first_daemon_status = ret;
 	return ret;
 }
 
