@@ -40,6 +40,11 @@ const struct param_def common_params[] = {
 	  "kernel tracing (causes, windows, folio orders): auto (on when "
 	  "root and tracefs allow it), on (required), off",
 	  0, 0, "auto|on|off" },
+	{ "transport", PARAM_CHOICE, "dev", NULL,
+	  "how testfs takes FUSE requests: dev (/dev/fuse) or uring (FUSE "
+	  "over io_uring, testfs --transport uring; where the kernel lacks "
+	  "it testfs serves /dev/fuse and the settings say why)",
+	  0, 0, "dev|uring" },
 	{ "timeout", PARAM_UINT, "120", NULL,
 	  "seconds after which the run stops: testfs is stopped, its mount "
 	  "removed, and the exit status is 1",

@@ -84,6 +84,11 @@ struct scenario_ctx {
 	struct htmlrep *html;
 	/* Why it could not run. */
 	char why[512];
+	/*
+	 * The transport the next session_start() asks for ("dev" or
+	 * "uring"); NULL: the PARAM transport=.
+	 */
+	const char *transport;
 };
 
 /* The table (list.h): every scenario, in `list` order. */
@@ -130,6 +135,14 @@ struct session {
 	unsigned congestion_threshold;
 	char kernel[128];
 	char model[256];
+	/*
+	 * The transport asked for and the one in use, from .testfs/config
+	 * ("dev" or "uring"; "dev" for a daemon that does not say), and
+	 * the daemon's note on it (why it fell back), empty without one.
+	 */
+	char transport_asked[8];
+	char transport[8];
+	char transport_note[256];
 	/* testfs_tracing(): 1 on, 0 off (why in trace_why), < 0 unknown;
 	 * asked again after each snapshot (the daemon decides late). */
 	int tracing;
@@ -152,6 +165,13 @@ int session_start(struct scenario_ctx *ctx, struct session *s, const char *file,
 int session_start_backing(struct scenario_ctx *ctx, struct session *s,
 			  const char *dir, const char *file, uint64_t size,
 			  unsigned ra_kb, const char *model);
+/*
+ * Reads the number @key of MOUNT/.testfs/NAME (@name "stats" or "config",
+ * a top-level member) into @out. Returns 0, -ENOENT when the daemon
+ * does not report it, or -errno.
+ */
+int session_control_number(struct session *s, const char *name, const char *key,
+			   uint64_t *out);
 /*
  * Completes the settings section (tracing) and stops the instance;
  * returns the daemon's status (see testfs_stop()).

@@ -200,15 +200,155 @@ static int check_testfs_bin(struct scenario_ctx *ctx)
 	return 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* Members of the control files                                        */
+/* ------------------------------------------------------------------ */
+
+/* Reads MOUNT/.testfs/@name into a NUL-terminated buffer (free it). */
+static int read_control(struct session *s, const char *name, char **out)
+{
+	char path[4200], rel[64];
+	size_t len = 0, cap = 0;
+	char *buf = NULL;
+	int fd, err = 0;
+
+	snprintf(rel, sizeof(rel), ".testfs/%s", name);
+	err = testfs_path(s->fs, rel, path, sizeof(path));
+	if (err)
+		return err;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n;
+
+		if (cap - len < 4097) {
+			char *p = realloc(buf, cap + 65536);
+
+			if (!p) {
+				err = -ENOMEM;
+				break;
+			}
+			buf = p;
+			cap += 65536;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			err = -errno;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	buf[len] = '\0';
+	*out = buf;
+	return 0;
+}
+
+/*
+ * The value of the top-level member @key of the JSON object @text: a
+ * pointer to its first character (a '"' for a string), or NULL. Strings
+ * are skipped with their escapes, so a key inside a string or a nested
+ * object never matches.
+ */
+static const char *top_member(const char *text, const char *key)
+{
+	size_t klen = strlen(key);
+	int depth = 0;
+	const char *p;
+
+	for (p = text; *p; p++) {
+		if (*p == '"') {
+			const char *start = p + 1;
+
+			for (p++; *p && *p != '"'; p++)
+				if (*p == '\\' && p[1])
+					p++;
+			if (!*p)
+				return NULL;
+			if (depth == 1 && (size_t)(p - start) == klen &&
+			    !memcmp(start, key, klen) && p[1] == ':')
+				return p + 2;
+		} else if (*p == '{' || *p == '[') {
+			depth++;
+		} else if (*p == '}' || *p == ']') {
+			depth--;
+		}
+	}
+	return NULL;
+}
+
+int session_control_number(struct session *s, const char *name, const char *key,
+			   uint64_t *out)
+{
+	const char *v;
+	char *text, *end;
+	int err;
+
+	err = read_control(s, name, &text);
+	if (err)
+		return err;
+	v = top_member(text, key);
+	err = -ENOENT;
+	if (v && *v >= '0' && *v <= '9') {
+		errno = 0;
+		*out = strtoull(v, &end, 10);
+		err = errno ? -errno : 0;
+	}
+	free(text);
+	return err;
+}
+
+/* Copies the string member @key of @text into @buf ("" when absent). */
+static void top_string(const char *text, const char *key, char *buf,
+		       size_t size)
+{
+	const char *v = top_member(text, key);
+	size_t n = 0;
+
+	buf[0] = '\0';
+	if (!v || *v != '"')
+		return;
+	for (v++; *v && *v != '"' && n + 1 < size; v++) {
+		if (*v == '\\' && v[1])
+			v++;
+		buf[n++] = *v;
+	}
+	buf[n] = '\0';
+}
+
+/* The transport in use and the daemon's note on it. */
+static void ask_transport(struct session *s)
+{
+	char *text;
+
+	snprintf(s->transport, sizeof(s->transport), "dev");
+	if (read_control(s, "config", &text))
+		return;
+	top_string(text, "transport", s->transport, sizeof(s->transport));
+	if (!s->transport[0])
+		snprintf(s->transport, sizeof(s->transport), "dev");
+	top_string(text, "transport_note", s->transport_note,
+		   sizeof(s->transport_note));
+	free(text);
+}
+
 /* session_start(), or with @backing: --backing @backing, no --file. */
 static int start(struct scenario_ctx *ctx, struct session *s, const char *file,
 		 uint64_t size, unsigned ra_kb, const char *model,
 		 const char *backing)
 {
 	static char spec[256];
-	static const char *files[2], *extra[3];
+	static const char *files[2], *extra[5];
 	struct testfs_config cfg = { 0 };
-	const char *log = param_s(ctx, "log"), *trace;
+	const char *log = param_s(ctx, "log"), *trace, *transport;
+	size_t nextra = 0;
 	struct testfs_settings set;
 	sigset_t alrm, old;
 	int err;
@@ -226,12 +366,20 @@ static int start(struct scenario_ctx *ctx, struct session *s, const char *file,
 		s->file_pages =
 			(size + TESTFS_PAGE_SIZE - 1) / TESTFS_PAGE_SIZE;
 		snprintf(spec, sizeof(spec), "%s/%s", backing, file);
-		extra[0] = "--backing";
-		extra[1] = backing;
-		extra[2] = NULL;
+		extra[nextra++] = "--backing";
+		extra[nextra++] = backing;
 		cfg.files = NULL;
-		cfg.extra_args = extra;
 	}
+	transport = ctx->transport ? ctx->transport : param_s(ctx, "transport");
+	snprintf(s->transport_asked, sizeof(s->transport_asked), "%s",
+		 *transport ? transport : "dev");
+	if (!strcmp(s->transport_asked, "uring")) {
+		extra[nextra++] = "--transport";
+		extra[nextra++] = "uring";
+	}
+	extra[nextra] = NULL;
+	if (nextra)
+		cfg.extra_args = extra;
 	cfg.ra_kb = ra_kb;
 	if (model && strcmp(model, "none") != 0)
 		cfg.latency = model;
@@ -305,6 +453,7 @@ static int start(struct scenario_ctx *ctx, struct session *s, const char *file,
 			snprintf(s->kernel, sizeof(s->kernel), "%s", u.release);
 	}
 	report_verdict_kernel(s->kernel);
+	ask_transport(s);
 	if (!s->ra_pages)
 		s->ra_pages = ra_kb / 4;
 	if (!s->max_pages)
@@ -429,5 +578,12 @@ void session_report_settings(struct session *s, struct report *r)
 	rep_uint(sec, "congestion_threshold", "FUSE congestion_threshold",
 		 s->congestion_threshold, NULL);
 	rep_str(sec, "storage_model", NULL, "%s", s->model);
+	rep_str(sec, "transport", NULL, "%s", s->transport);
+	if (strcmp(s->transport, s->transport_asked))
+		rep_text(sec, "transport_note",
+			 "transport %s was asked for and %s is in use: %s",
+			 s->transport_asked, s->transport,
+			 s->transport_note[0] ? s->transport_note
+					      : "the daemon gave no reason");
 	s->settings = sec;
 }

@@ -250,6 +250,94 @@ Test(scenario, seqread_small)
 	result_free(&r);
 }
 
+/*
+ * transports: both transports ran each workload (or the io_uring half
+ * says why it could not), and what any kernel does holds over each: the
+ * whole file was fetched by the sequential reads, the slice by the
+ * mmap touches, and the daemon's counters put every FUSE read of a run
+ * on the transport it ran on.
+ */
+Test(scenario, transports_small)
+{
+	static const char *const w[] = { "seq4k", "seq1m", "mmap", "split" };
+	char path[160], tr[256], note[512];
+	double pages, requests, other;
+	bool uring;
+	size_t i;
+	int t;
+	struct result r;
+
+	run_small(&r, "transports", false);
+	pages = num(&r, "settings.file_pages");
+	uring = !json_string(r.out, "done.uring", note, sizeof(note));
+	if (!uring)
+		cr_log_info("io_uring half not run: %s", note);
+	for (i = 0; i < 4; i++) {
+		for (t = 0; t < (uring ? 2 : 1); t++) {
+			snprintf(path, sizeof(path),
+				 "workloads.%s.transports.%d.transport", w[i],
+				 t);
+			cr_assert(json_string(r.out, path, tr, sizeof(tr)),
+				  "no %s", path);
+			cr_assert_str_eq(tr, t ? "uring" : "dev", "%s", path);
+			snprintf(path, sizeof(path),
+				 "workloads.%s.transports.%d.requests", w[i],
+				 t);
+			requests = num(&r, path);
+			cr_assert_gt(requests, 0, "%s", path);
+			snprintf(path, sizeof(path),
+				 "workloads.%s.transports.%d.pages_fetched",
+				 w[i], t);
+			if (i < 2)
+				cr_assert_eq(num(&r, path), pages,
+					     "%s: the whole file", path);
+			else
+				cr_assert_geq(num(&r, path),
+					      i == 2 ? (double)((long)pages / 3)
+						     : pages,
+					      "%s: the touched pages", path);
+			/* The counters: a run's reads all on its transport. */
+			snprintf(path, sizeof(path),
+				 "workloads.%s.transports.%d.%s", w[i], t,
+				 t ? "over_ring" : "over_dev");
+			cr_assert_geq(num(&r, path), requests, "%s", path);
+			snprintf(path, sizeof(path),
+				 "workloads.%s.transports.%d.%s", w[i], t,
+				 t ? "over_dev" : "over_ring");
+			other = num(&r, path);
+			cr_assert_eq(other, 0,
+				     "%s: %.0f reads on the other "
+				     "transport",
+				     path, other);
+		}
+	}
+	result_free(&r);
+}
+
+/* A scenario over io_uring says so in its settings, or why not. */
+Test(scenario, transport_param)
+{
+	const char *args[] = { "run",
+			       "vma-boundary",
+			       "--json",
+			       "preset=small",
+			       "transport=uring",
+			       "timeout=100",
+			       NULL };
+	char tr[256], note[512];
+	struct result r;
+
+	require_fuse();
+	run(&r, args);
+	cr_assert_eq(exit_code(&r), 0, "%s", r.err);
+	cr_assert(json_string(r.out, "settings.transport", tr, sizeof(tr)));
+	if (strcmp(tr, "uring"))
+		cr_assert(json_string(r.out, "settings.transport_note", note,
+				      sizeof(note)),
+			  "transport %s without a note", tr);
+	result_free(&r);
+}
+
 /* The reads between the marks "PHASE begin" and "PHASE end" of @log. */
 struct log_count {
 	double requests;
@@ -563,6 +651,9 @@ Test(scenario, bad_arguments_exit_2_naming_them)
 	const char *a12[] = { "run", "vma-boundary", "size=4097", NULL };
 	const char *a13[] = { "run", "vma-boundary", "size=0", NULL };
 	const char *a14[] = { "run", "vma-boundary", "size=99999999T", NULL };
+	const char *a15[] = { "run", "vma-boundary", "transport=pigeon", NULL };
+	const char *a16[] = { "run", "transports", "workloads=seq2k", NULL };
+	const char *a17[] = { "run", "transports", "rounds=10", NULL };
 
 	expect_bad(a1, "nosuch", "size, ra");
 	expect_bad(a2, "ra", "4..1048576");
@@ -578,4 +669,7 @@ Test(scenario, bad_arguments_exit_2_naming_them)
 	expect_bad(a12, "size", "not a multiple of 4 KiB");
 	expect_bad(a13, "size", "the minimum is 12 KiB");
 	expect_bad(a14, "size", "the maximum is 1 TiB");
+	expect_bad(a15, "transport", "dev,uring");
+	expect_bad(a16, "workloads", "seq4k");
+	expect_bad(a17, "rounds", "1..9");
 }

@@ -1,0 +1,700 @@
+// SPDX-License-Identifier: MIT
+/*
+ * transports: the same readahead workloads over /dev/fuse and over FUSE
+ * over io_uring (testfs --transport uring), and what differs: the
+ * requests the kernel sent (sizes, windows, order), how many of them the
+ * server had at once (background readahead included), the reply
+ * latencies and the throughput.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "scenario.h"
+
+#define FILE_NAME "transport.bin"
+#define MAX_ROUNDS 9
+
+static const struct param_def params[] = {
+	{ "size", PARAM_SIZE, "64M", "8M",
+	  "file size; seq4k and seq1m read it whole, mmap maps its middle "
+	  "third, split maps it whole",
+	  1ull << 20, 1ull << 40, NULL },
+	{ "ra", PARAM_UINT, "128", NULL, "read_ahead_kb of the mount", 4,
+	  1048576, NULL },
+	{ "model", PARAM_MODEL, "nvme", NULL,
+	  "storage model for every read (testfs --latency): a model with "
+	  "some latency makes the requests the server holds at once visible",
+	  0, 0, NULL },
+	{ "workloads", PARAM_CHOICE, "all", NULL,
+	  "seq4k (read(2) of 4 KiB), seq1m (1 MiB), mmap (a slice touched "
+	  "page by page), split (an mprotect-split mapping touched), or all",
+	  0, 0, "all|seq4k|seq1m|mmap|split" },
+	{ "vma", PARAM_UINT, "64", "16",
+	  "pages per VMA of the split workload (alternately PROT_READ and "
+	  "PROT_READ|PROT_WRITE, MAP_PRIVATE)",
+	  1, 1u << 20, NULL },
+	{ "rounds", PARAM_UINT, "1", NULL,
+	  "each round runs every workload over dev, then over uring; "
+	  "throughput and latency are the medians over the rounds, the "
+	  "requests those of the first round",
+	  1, MAX_ROUNDS, NULL },
+	{ NULL, 0, NULL, NULL, NULL, 0, 0, NULL },
+};
+
+enum workload { W_SEQ4K, W_SEQ1M, W_MMAP, W_SPLIT, NWORKLOADS };
+
+static const char *const workload_name[NWORKLOADS] = { "seq4k", "seq1m", "mmap",
+						       "split" };
+
+enum transport { T_DEV, T_URING, NTRANSPORTS };
+
+static const char *const transport_name[NTRANSPORTS] = { "dev", "uring" };
+
+/* What one workload did over one transport in one round. */
+struct sample {
+	bool done;
+	uint64_t ns;	  /* the workload's own time */
+	uint64_t bytes;	  /* bytes read or pages touched x 4096 */
+	uint64_t lat_med; /* reply latency (done_ns - t_ns), median */
+	uint64_t lat_max;
+};
+
+/* The first round's requests, for the comparison. */
+struct requests {
+	struct testfs_log *log;
+	struct read_list reads;
+	uint64_t fetched;
+	uint64_t max_inflight;	  /* reads the server held at once */
+	uint64_t max_inflight_bg; /* of them async readahead */
+	uint64_t causes[NCAUSES]; /* reads by cause */
+	uint64_t windows;	  /* distinct kernel windows */
+	uint64_t served_uring;	  /* FUSE_READs that came over the ring */
+	uint64_t served_dev;	  /* ... and over /dev/fuse */
+	bool counted;		  /* the daemon reports the two above */
+};
+
+struct cell {
+	struct sample s[MAX_ROUNDS];
+	struct requests req;
+};
+
+struct transports {
+	struct cell cell[NTRANSPORTS][NWORKLOADS];
+	bool wanted[NWORKLOADS];
+	/* Why a transport did not run ("" when it ran). */
+	char skipped[NTRANSPORTS][320];
+	uint64_t file_pages;
+	unsigned ra_pages, max_pages, max_background, congestion_threshold;
+	char kernel[128], model[256];
+	unsigned rounds;
+};
+
+/* ------------------------------------------------------------------ */
+/* The workloads                                                       */
+/* ------------------------------------------------------------------ */
+
+static int read_all(struct session *s, size_t block, uint64_t *bytes)
+{
+	int fd = testfs_open(s->fs, s->file, O_RDONLY);
+	int64_t n;
+
+	if (fd < 0)
+		return fd;
+	n = testfs_read_pages(fd, 0, s->file_pages, block, TESTFS_ORDER_FORWARD,
+			      0, NULL);
+	close(fd);
+	if (n < 0)
+		return (int)n;
+	*bytes = (uint64_t)n;
+	return 0;
+}
+
+static int touch_map(struct session *s, uint64_t first, uint64_t npages,
+		     uint64_t vma, uint64_t *bytes)
+{
+	struct testfs_map m;
+	int64_t n;
+	int err;
+
+	err = testfs_map(s->fs, s->file, first, npages, PROT_READ, MAP_PRIVATE,
+			 &m);
+	if (err)
+		return err;
+	if (vma) {
+		int nvma = testfs_split(&m, vma, PROT_READ,
+					PROT_READ | PROT_WRITE);
+
+		if (nvma < 0) {
+			testfs_unmap(&m);
+			return nvma;
+		}
+	}
+	n = testfs_touch(&m, TESTFS_ORDER_FORWARD, 0, NULL);
+	testfs_unmap(&m);
+	if (n < 0)
+		return (int)n;
+	*bytes = (uint64_t)n * TESTFS_PAGE_SIZE;
+	return 0;
+}
+
+static int run_workload(struct session *s, enum workload w, uint64_t vma,
+			uint64_t *bytes)
+{
+	switch (w) {
+	case W_SEQ4K:
+		return read_all(s, 4096, bytes);
+	case W_SEQ1M:
+		return read_all(s, 1u << 20, bytes);
+	case W_MMAP:
+		return touch_map(s, s->file_pages / 3, s->file_pages / 3, 0,
+				 bytes);
+	default:
+		return touch_map(s, 0, s->file_pages, vma, bytes);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* What the log says                                                   */
+/* ------------------------------------------------------------------ */
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void latencies(const struct read_list *reads, struct sample *out)
+{
+	uint64_t *v;
+	size_t i;
+
+	out->lat_med = out->lat_max = 0;
+	if (!reads->n)
+		return;
+	v = malloc(reads->n * sizeof(*v));
+	if (!v)
+		return;
+	for (i = 0; i < reads->n; i++) {
+		const struct testfs_record *r = reads->v[i];
+
+		v[i] = r->done_ns > r->t_ns ? r->done_ns - r->t_ns : 0;
+	}
+	qsort(v, reads->n, sizeof(*v), cmp_u64);
+	out->lat_med = v[reads->n / 2];
+	out->lat_max = v[reads->n - 1];
+	free(v);
+}
+
+/*
+ * The most reads the server held at once: each read is in the server
+ * from its arrival (t_ns) to its reply (done_ns). A sweep over the
+ * arrivals and replies in time order; a reply at the very time of an
+ * arrival ends first. @bg counts only async readahead (the kernel's
+ * background requests).
+ */
+static uint64_t max_inflight(const struct read_list *reads, bool bg)
+{
+	uint64_t *ev, best = 0, cur = 0;
+	size_t i, n = 0;
+
+	ev = malloc(2 * reads->n * sizeof(*ev) + 1);
+	if (!ev)
+		return 0;
+	for (i = 0; i < reads->n; i++) {
+		const struct testfs_record *r = reads->v[i];
+
+		if (bg && r->cause != TESTFS_CAUSE_ASYNC)
+			continue;
+		/* Time in the upper bits, 1 for an arrival, 0 a reply. */
+		ev[n++] = (r->t_ns << 1) | 1;
+		ev[n++] = (r->done_ns > r->t_ns ? r->done_ns : r->t_ns) << 1;
+	}
+	qsort(ev, n, sizeof(*ev), cmp_u64);
+	for (i = 0; i < n; i++) {
+		if (ev[i] & 1) {
+			if (++cur > best)
+				best = cur;
+		} else if (cur) {
+			cur--;
+		}
+	}
+	free(ev);
+	return best;
+}
+
+static void count_requests(struct requests *q)
+{
+	uint32_t *win;
+	size_t i, n = 0;
+
+	q->max_inflight = max_inflight(&q->reads, false);
+	q->max_inflight_bg = max_inflight(&q->reads, true);
+	win = malloc(q->reads.n * sizeof(*win) + 1);
+	for (i = 0; i < q->reads.n; i++) {
+		const struct testfs_record *r = q->reads.v[i];
+
+		if ((unsigned)r->cause < NCAUSES)
+			q->causes[r->cause]++;
+		if (win && r->window)
+			win[n++] = r->window;
+	}
+	if (win) {
+		uint64_t distinct = 0;
+		size_t j;
+
+		for (i = 0; i < n; i++) {
+			for (j = 0; j < i && win[j] != win[i]; j++)
+				;
+			distinct += j == i;
+		}
+		q->windows = distinct;
+		free(win);
+	}
+}
+
+/* FUSE_READs served per transport so far (the daemon's counters). */
+static bool served(struct session *s, uint64_t *dev, uint64_t *uring)
+{
+	return session_control_number(s, "stats", "dev_reads", dev) == 0 &&
+	       session_control_number(s, "stats", "uring_reads", uring) == 0;
+}
+
+static int do_cell(struct scenario_ctx *ctx, struct session *s,
+		   struct transports *tp, enum transport t, enum workload w,
+		   unsigned round)
+{
+	struct cell *c = &tp->cell[t][w];
+	struct sample *smp = &c->s[round];
+	uint64_t t0, dev0 = 0, ring0 = 0, dev1, ring1;
+	struct testfs_log *log = NULL;
+	struct read_list reads = { 0 };
+	char phase[64];
+	bool counted;
+	int err;
+
+	snprintf(phase, sizeof(phase), "%s %s round %u", transport_name[t],
+		 workload_name[w], round + 1);
+	err = session_phase(ctx, s, phase);
+	if (err)
+		return err;
+	progress("transports: %s", phase);
+	counted = served(s, &dev0, &ring0);
+	t0 = now_ns();
+	err = run_workload(s, w, param_u(ctx, "vma"), &smp->bytes);
+	smp->ns = now_ns() - t0;
+	if (err)
+		return scenario_fail(ctx, err, "%s", phase);
+	err = session_snapshot(ctx, s, phase, &log);
+	if (err)
+		return err;
+	err = log_reads(log, s->file, &reads);
+	if (err) {
+		testfs_log_free(log);
+		return scenario_fail(ctx, err, "%s: the log", phase);
+	}
+	latencies(&reads, smp);
+	smp->done = true;
+	if (round) {
+		read_list_free(&reads);
+		testfs_log_free(log);
+		return 0;
+	}
+	c->req.log = log;
+	c->req.reads = reads;
+	{
+		struct testfs_extents fetched = TESTFS_EXTENTS_INIT;
+
+		if (!testfs_log_fetched(log, s->file, &fetched))
+			c->req.fetched = fetched.pages;
+		testfs_extents_free(&fetched);
+	}
+	count_requests(&c->req);
+	if (counted && served(s, &dev1, &ring1)) {
+		c->req.counted = true;
+		c->req.served_dev = dev1 - dev0;
+		c->req.served_uring = ring1 - ring0;
+	}
+	return 0;
+}
+
+/* One session over transport @t: every wanted workload once. */
+static int do_round(struct scenario_ctx *ctx, struct transports *tp,
+		    enum transport t, unsigned round)
+{
+	struct session s;
+	int err, status;
+	unsigned w;
+
+	ctx->transport = transport_name[t];
+	err = session_start(ctx, &s, FILE_NAME, param_u(ctx, "size"),
+			    (unsigned)param_u(ctx, "ra"),
+			    param_s(ctx, "model"));
+	ctx->transport = NULL;
+	if (err)
+		return err;
+	if (round == 0 && t == T_DEV) {
+		session_report_settings(&s, ctx->rep);
+		tp->file_pages = s.file_pages;
+		tp->ra_pages = s.ra_pages;
+		tp->max_pages = s.max_pages;
+		tp->max_background = s.max_background;
+		tp->congestion_threshold = s.congestion_threshold;
+		snprintf(tp->kernel, sizeof(tp->kernel), "%s", s.kernel);
+		snprintf(tp->model, sizeof(tp->model), "%s", s.model);
+	}
+	if (strcmp(s.transport, transport_name[t])) {
+		/* The daemon fell back: nothing to compare over it. */
+		snprintf(tp->skipped[t], sizeof(tp->skipped[t]),
+			 "testfs serves %s instead: %s", s.transport,
+			 s.transport_note[0] ? s.transport_note
+					     : "the daemon gave no reason");
+		session_stop(&s);
+		return 0;
+	}
+	for (w = 0; w < NWORKLOADS && !err; w++)
+		if (tp->wanted[w])
+			err = do_cell(ctx, &s, tp, t, (enum workload)w, round);
+	status = session_stop(&s);
+	if (!err && status)
+		return scenario_fail(ctx, 0,
+				     "testfs (%s) exited with status %d",
+				     transport_name[t], status);
+	return err;
+}
+
+/* ------------------------------------------------------------------ */
+/* The report                                                          */
+/* ------------------------------------------------------------------ */
+
+/* The median of the rounds' @field (ns or latency) of a cell. */
+static uint64_t median(const struct cell *c, unsigned rounds, int field)
+{
+	uint64_t v[MAX_ROUNDS];
+	unsigned i, n = 0;
+
+	for (i = 0; i < rounds; i++) {
+		if (!c->s[i].done)
+			continue;
+		v[n++] = field == 0   ? c->s[i].ns
+			 : field == 1 ? c->s[i].lat_med
+				      : c->s[i].lat_max;
+	}
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_u64);
+	return v[n / 2];
+}
+
+/* Most common request size in pages, and how many reads had it. */
+static uint64_t common_size(const struct read_list *reads, uint64_t *count)
+{
+	uint64_t best = 0, best_n = 0;
+	size_t i, j;
+
+	for (i = 0; i < reads->n; i++) {
+		uint64_t n = 0;
+
+		if (reads->v[i]->pages == best)
+			continue;
+		for (j = 0; j < reads->n; j++)
+			n += reads->v[j]->pages == reads->v[i]->pages;
+		if (n > best_n) {
+			best_n = n;
+			best = reads->v[i]->pages;
+		}
+		if (best_n > reads->n / 2)
+			break;
+	}
+	*count = best_n;
+	return best;
+}
+
+static uint64_t largest(const struct read_list *reads)
+{
+	uint64_t m = 0;
+	size_t i;
+
+	for (i = 0; i < reads->n; i++)
+		if (reads->v[i]->pages > m)
+			m = reads->v[i]->pages;
+	return m;
+}
+
+/*
+ * Compares the two transports' request sequences as page sets in
+ * arrival order: the index of the first read that differs, or n when
+ * they are the same sequence.
+ */
+static size_t first_difference(const struct read_list *a,
+			       const struct read_list *b)
+{
+	size_t i, n = a->n < b->n ? a->n : b->n;
+
+	for (i = 0; i < n; i++)
+		if (a->v[i]->page != b->v[i]->page ||
+		    a->v[i]->pages != b->v[i]->pages)
+			return i;
+	return a->n == b->n ? SIZE_MAX : n;
+}
+
+static int cmp_read(const void *a, const void *b)
+{
+	const struct testfs_record *x = *(const struct testfs_record *const *)a;
+	const struct testfs_record *y = *(const struct testfs_record *const *)b;
+
+	if (x->page != y->page)
+		return x->page < y->page ? -1 : 1;
+	return x->pages < y->pages ? -1 : x->pages > y->pages;
+}
+
+/*
+ * Whether @a and @b hold the same reads (first page and size) in some
+ * order. Over io_uring each CPU's queue has its own thread, so reads
+ * queued on two CPUs at about the same time reach the log in either
+ * order.
+ */
+static bool same_reads(const struct read_list *a, const struct read_list *b)
+{
+	const struct testfs_record **x, **y;
+	bool same = a->n == b->n;
+	size_t i;
+
+	if (!same || !a->n)
+		return same;
+	x = malloc(a->n * sizeof(*x));
+	y = malloc(b->n * sizeof(*y));
+	if (!x || !y) {
+		free(x);
+		free(y);
+		return false;
+	}
+	memcpy(x, a->v, a->n * sizeof(*x));
+	memcpy(y, b->v, b->n * sizeof(*y));
+	qsort(x, a->n, sizeof(*x), cmp_read);
+	qsort(y, b->n, sizeof(*y), cmp_read);
+	for (i = 0; i < a->n && same; i++)
+		same = x[i]->page == y[i]->page && x[i]->pages == y[i]->pages;
+	free(x);
+	free(y);
+	return same;
+}
+
+static void row_for(struct rnode *table, const struct transports *tp,
+		    enum transport t, enum workload w)
+{
+	const struct cell *c = &tp->cell[t][w];
+	const struct requests *q = &c->req;
+	uint64_t ns = median(c, tp->rounds, 0), n_common;
+	struct rnode *row = rep_row(table);
+
+	rep_str(row, "transport", NULL, "%s", transport_name[t]);
+	rep_uint(row, "requests", "FUSE reads", q->reads.n, NULL);
+	rep_uint(row, "pages_fetched", "pages", q->fetched, NULL);
+	rep_uint(row, "common_pages", "usual size",
+		 common_size(&q->reads, &n_common), NULL);
+	rep_uint(row, "largest_pages", "largest", largest(&q->reads), NULL);
+	rep_uint(row, "windows", NULL, q->windows, NULL);
+	rep_uint(row, "async", NULL, q->causes[TESTFS_CAUSE_ASYNC], NULL);
+	rep_uint(row, "max_in_server", "held at once", q->max_inflight, NULL);
+	rep_uint(row, "max_async_in_server", "async at once",
+		 q->max_inflight_bg, NULL);
+	rep_num(row, "reply_us_median", "reply us (med)",
+		median(c, tp->rounds, 1) / 1e3, 1, NULL);
+	rep_num(row, "reply_us_max", "reply us (max)",
+		median(c, tp->rounds, 2) / 1e3, 1, NULL);
+	rep_num(row, "MB_s", "MB/s", mb_per_s(c->s[0].bytes, ns), 1, NULL);
+	if (q->counted) {
+		rep_uint(row, "over_ring", "over ring", q->served_uring, NULL);
+		rep_uint(row, "over_dev", "over dev", q->served_dev, NULL);
+	}
+}
+
+/* Adds what differs between the transports for workload @w, in words. */
+static void differences(struct rnode *sec, const struct transports *tp,
+			enum workload w)
+{
+	const struct requests *d = &tp->cell[T_DEV][w].req;
+	const struct requests *u = &tp->cell[T_URING][w].req;
+	char key[64], text[1024];
+	size_t used = 0, k = first_difference(&d->reads, &u->reads);
+	double md = mb_per_s(tp->cell[T_DEV][w].s[0].bytes,
+			     median(&tp->cell[T_DEV][w], tp->rounds, 0));
+	double mu = mb_per_s(tp->cell[T_URING][w].s[0].bytes,
+			     median(&tp->cell[T_URING][w], tp->rounds, 0));
+
+#define SAY(...)                                                               \
+	do {                                                                   \
+		if (used < sizeof(text))                                       \
+			used += (size_t)snprintf(text + used,                  \
+						 sizeof(text) - used,          \
+						 __VA_ARGS__);                 \
+	} while (0)
+	if (k == SIZE_MAX)
+		SAY("The kernel sent the same %zu reads over both "
+		    "transports, in the same order. ",
+		    d->reads.n);
+	else if (same_reads(&d->reads, &u->reads))
+		SAY("The kernel sent the same %zu reads over both "
+		    "transports; they reached the server in another order "
+		    "from read %zu on (/dev/fuse (%llu,%llu), io_uring "
+		    "(%llu,%llu)): over io_uring each CPU's queue is served "
+		    "by its own thread. ",
+		    d->reads.n, k + 1, (unsigned long long)d->reads.v[k]->page,
+		    (unsigned long long)d->reads.v[k]->pages,
+		    (unsigned long long)u->reads.v[k]->page,
+		    (unsigned long long)u->reads.v[k]->pages);
+	else if (k < d->reads.n && k < u->reads.n)
+		SAY("The requests differ from read %zu on: /dev/fuse got "
+		    "(%llu,%llu), io_uring (%llu,%llu); %zu reads against "
+		    "%zu. ",
+		    k + 1, (unsigned long long)d->reads.v[k]->page,
+		    (unsigned long long)d->reads.v[k]->pages,
+		    (unsigned long long)u->reads.v[k]->page,
+		    (unsigned long long)u->reads.v[k]->pages, d->reads.n,
+		    u->reads.n);
+	else
+		SAY("The first %zu reads are the same; then one transport "
+		    "got more (%zu against %zu). ",
+		    k, d->reads.n, u->reads.n);
+	if (d->fetched != u->fetched)
+		SAY("Pages fetched: %llu over /dev/fuse, %llu over io_uring. ",
+		    (unsigned long long)d->fetched,
+		    (unsigned long long)u->fetched);
+	if (d->max_inflight != u->max_inflight ||
+	    d->max_inflight_bg != u->max_inflight_bg)
+		SAY("The server held up to %llu reads at once over /dev/fuse "
+		    "(%llu async) and %llu over io_uring (%llu async). ",
+		    (unsigned long long)d->max_inflight,
+		    (unsigned long long)d->max_inflight_bg,
+		    (unsigned long long)u->max_inflight,
+		    (unsigned long long)u->max_inflight_bg);
+	if (md > 0)
+		SAY("Throughput: io_uring at %.2fx of /dev/fuse (%.0f against "
+		    "%.0f MB/s%s).",
+		    mu / md, mu, md,
+		    tp->rounds > 1 ? ", medians of the rounds" : ", one run");
+#undef SAY
+	snprintf(key, sizeof(key), "%s", workload_name[w]);
+	rep_text(sec, key, "%s: %s", workload_name[w], text);
+}
+
+static void report(struct scenario_ctx *ctx, struct transports *tp)
+{
+	struct rnode *sec, *obj, *table;
+	bool both = !tp->skipped[T_URING][0] && !tp->skipped[T_DEV][0];
+	unsigned w, t;
+	char key[64];
+
+	sec = rep_section(ctx->rep, "done", "What was done");
+	rep_text(sec, "what",
+		 "Started testfs once over /dev/fuse and once over FUSE over "
+		 "io_uring (testfs --transport uring) with the same file, "
+		 "read_ahead_kb and storage model, and ran the same workloads "
+		 "on each from a cold cache: read(2) of the whole file with "
+		 "4 KiB and with 1 MiB blocks (seq4k, seq1m), its middle "
+		 "third mapped and touched page by page (mmap), and the whole "
+		 "file mapped, split into VMAs of %llu pages by mprotect and "
+		 "touched (split). The requests are the log's; \"held at "
+		 "once\" is the most reads the server had between arrival and "
+		 "reply; \"over ring\" and \"over dev\" are the daemon's own "
+		 "counts of the FUSE reads each transport carried during the "
+		 "workload, the reads of its control files included.",
+		 (unsigned long long)param_u(ctx, "vma"));
+	for (t = 0; t < NTRANSPORTS; t++)
+		if (tp->skipped[t][0])
+			rep_text(sec, transport_name[t],
+				 "Over %s nothing ran: %s.", transport_name[t],
+				 tp->skipped[t]);
+	sec = rep_section(ctx->rep, "workloads", "Per workload");
+	for (w = 0; w < NWORKLOADS; w++) {
+		if (!tp->wanted[w])
+			continue;
+		snprintf(key, sizeof(key), "%s", workload_name[w]);
+		obj = rep_obj(sec, key, key);
+		table = rep_table(obj, "transports", NULL);
+		for (t = 0; t < NTRANSPORTS; t++)
+			if (!tp->skipped[t][0])
+				row_for(table, tp, (enum transport)t,
+					(enum workload)w);
+		for (t = 0; t < NTRANSPORTS; t++) {
+			if (tp->skipped[t][0])
+				continue;
+			snprintf(key, sizeof(key), "%s_requests",
+				 transport_name[t]);
+			report_requests(rep_obj(obj, key, key),
+					&tp->cell[t][w].req.reads, 10);
+		}
+	}
+	sec = rep_section(ctx->rep, "differences", "What differs");
+	if (!both) {
+		rep_text(sec, "none",
+			 "Only one transport ran, so nothing is compared.");
+		return;
+	}
+	for (w = 0; w < NWORKLOADS; w++)
+		if (tp->wanted[w])
+			differences(sec, tp, (enum workload)w);
+	rep_text(sec, "why",
+		 "What the transports change (docs/design-transport.md): over "
+		 "io_uring the kernel queues each request on the ring of the "
+		 "CPU its task runs on, and each queue may have one "
+		 "background request in flight beyond max_background (%u "
+		 "here), so async readahead is congested differently; the "
+		 "readahead windows themselves are decided before a request "
+		 "is queued and do not depend on the transport.",
+		 tp->max_background);
+}
+
+static int transports_run(struct scenario_ctx *ctx)
+{
+	const char *which = param_s(ctx, "workloads");
+	struct transports *tp = calloc(1, sizeof(*tp));
+	unsigned round, t, w;
+	int err = 0;
+
+	if (!tp)
+		return scenario_fail(ctx, -ENOMEM, "transports");
+	for (w = 0; w < NWORKLOADS; w++)
+		tp->wanted[w] = !strcmp(which, "all") ||
+				!strcmp(which, workload_name[w]);
+	tp->rounds = (unsigned)param_u(ctx, "rounds");
+	for (round = 0; round < tp->rounds && !err; round++)
+		for (t = 0; t < NTRANSPORTS && !err; t++)
+			if (!tp->skipped[t][0])
+				err = do_round(ctx, tp, (enum transport)t,
+					       round);
+	if (!err)
+		report(ctx, tp);
+	for (t = 0; t < NTRANSPORTS; t++)
+		for (w = 0; w < NWORKLOADS; w++) {
+			read_list_free(&tp->cell[t][w].req.reads);
+			testfs_log_free(tp->cell[t][w].req.log);
+		}
+	free(tp);
+	return err;
+}
+
+const struct scenario transports_scenario = {
+	.name = "transports",
+	.summary = "the same readahead workloads over /dev/fuse and FUSE "
+		   "over io_uring: what differs",
+	.description =
+		"Runs read(2) of a whole file with 4 KiB and 1 MiB blocks, a "
+		"mapped slice touched page by page and an mprotect-split "
+		"mapping touched, each from a cold cache, once with testfs "
+		"serving /dev/fuse and once serving FUSE over io_uring "
+		"(testfs --transport uring), and reports per workload the "
+		"requests (count, sizes, windows, the sequence), how many "
+		"reads the server held at once (async readahead apart), the "
+		"reply latencies and the throughput, then what differs in "
+		"words. Where the kernel has no FUSE over io_uring the "
+		"io_uring half says why and only /dev/fuse is reported. The "
+		"PARAM transport= is ignored: this scenario runs both.",
+	.params = params,
+	.run = transports_run,
+};
