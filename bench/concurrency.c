@@ -333,6 +333,44 @@ static void report_cpu(unsigned rounds)
 			}
 }
 
+/*
+ * Over io_uring against /dev/fuse (issue 17: "report the ratio
+ * honestly"): testfs --transport uring over testfs --threads 1 and over
+ * testfs --threads N, per round and then the median, as the targets are.
+ */
+static void report_uring(unsigned rounds)
+{
+	double v[MAX_ROUNDS], med, lo, hi;
+	unsigned w, b, r, k;
+
+	if (!measured(T_URING))
+		return;
+	printf("\nFUSE over io_uring against /dev/fuse (testfs --transport "
+	       "uring over testfs\non /dev/fuse, per-round ratios: median "
+	       "(min..max)):\n\n");
+	printf("| readers | read size | uring / --threads 1 | uring / "
+	       "--threads N |\n|--:|--:|--:|--:|\n");
+	for (w = 0; w < NREADERS; w++)
+		for (b = 0; b < NBLOCKS; b++) {
+			printf("| %u | %s |", readers_of[w], block_name[b]);
+			for (k = T_ONE; k <= T_MANY; k++) {
+				for (r = 0; r < rounds; r++)
+					v[r] = mbs[k][w][b][r] > 0 &&
+							       mbs[T_URING][w]
+								  [b][r] >= 0
+						       ? mbs[T_URING][w][b][r] /
+								 mbs[k][w][b][r]
+						       : -1;
+				if (!summary(v, rounds, &med, &lo, &hi)) {
+					printf(" - |");
+					continue;
+				}
+				printf(" %.2fx (%.2f..%.2f) |", med, lo, hi);
+			}
+			printf("\n");
+		}
+}
+
 static void report_targets(unsigned rounds)
 {
 	unsigned w, b, k, pass = 0, fail = 0;
@@ -578,6 +616,7 @@ int main(int argc, char **argv)
 	printf("\n");
 	if (counting)
 		report_cpu(rounds);
+	report_uring(rounds);
 	report_targets(rounds);
 	printf("\nTotal time %.1f s.\n", (double)(bench_now_ns() - t0) / 1e9);
 	ret = 0;
