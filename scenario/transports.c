@@ -642,9 +642,12 @@ static void report(struct scenario_ctx *ctx, struct transports *tp)
 	rep_text(sec, "why",
 		 "What the transports change (docs/design-transport.md): over "
 		 "io_uring the kernel queues each request on the ring of the "
-		 "CPU its task runs on, and each queue may have one "
+		 "CPU its task runs on, and testfs answers it on a thread "
+		 "pinned to that CPU, so one reader and the thread answering "
+		 "it take turns on one CPU where over /dev/fuse the server "
+		 "runs beside the reader; each queue may also have one "
 		 "background request in flight beyond max_background (%u "
-		 "here), so async readahead is congested differently; the "
+		 "here), so async readahead is congested differently. The "
 		 "readahead windows themselves are decided before a request "
 		 "is queued and do not depend on the transport.",
 		 tp->max_background);
