@@ -143,7 +143,8 @@ static int detach_root(const char *mnt, dev_t dev)
 	    makedev(stx.stx_dev_major, stx.stx_dev_minor) == dev) {
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 		res = umount2(path, MNT_DETACH);
-		if (res != 0)
+		/* By the path only while the mount on top is still ours. */
+		if (res != 0 && still_ours(mnt, dev))
 			res = umount2(mnt, MNT_DETACH | UMOUNT_NOFOLLOW);
 	}
 	close(fd);
