@@ -5,7 +5,10 @@
 # client keeps the daemon busy. Fails on any memcheck error or leak, and
 # when that SIGTERM does not end the daemon. The session runs twice: over
 # /dev/fuse, then with --transport uring (FUSE over io_uring where the
-# kernel has it; the /dev/fuse fallback where it does not).
+# kernel has it; the /dev/fuse fallback where it does not). Over the ring
+# the daemon's mount guard (a forked child, src/daemon/mount_guard.h) runs
+# under valgrind too and logs to the same file; the daemon reaps it before
+# exiting, so its report is in the log when it is read.
 # Usage: scripts/valgrind-daemon.sh [BUILDDIR]
 set -euo pipefail
 if [ -z "${VALGRIND_TRANSPORT:-}" ]; then

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/wait.h>
@@ -20,6 +21,7 @@
 #include "mount_harness.h"
 
 #define FUSE_SUPER_MAGIC 0x65735546
+#define ENABLE_URING "/sys/module/fuse/parameters/enable_uring"
 
 TestSuite(lifecycle, .timeout = 60);
 
@@ -134,6 +136,50 @@ Test(lifecycle, sigkill_leaves_no_mount)
 		  "mount still present %d s after SIGKILL",
 		  UNMOUNT_GUARD_MS / 1000);
 	harness_stop(&m);
+}
+
+/*
+ * Over the ring the waiting ring commands keep /dev/fuse open until
+ * io_uring has torn the dead daemon's rings down, too late for
+ * fusermount3's auto_unmount: the mount guard (src/daemon/mount_guard.h)
+ * removes the mount instead.
+ */
+Test(lifecycle, sigkill_over_uring_leaves_no_mount)
+{
+	const char *args[] = { "--transport", "uring", "--file", "a.bin:1M",
+			       NULL };
+	struct tfs_mount m;
+	bool ring, gone;
+	char *cfg;
+	int ws;
+
+	harness_start(&m, args);
+	cfg = harness_read_file(harness_path(&m, ".testfs/config"), NULL);
+	ring = cfg && strstr(cfg, "\"transport\":\"uring\"");
+	free(cfg);
+	if (!ring) {
+		harness_stop(&m);
+		if (access(ENABLE_URING, F_OK) != 0)
+			cr_skip_test(
+				"this kernel has no FUSE over io_uring (no %s): testfs serves /dev/fuse, covered by sigkill_leaves_no_mount",
+				ENABLE_URING);
+		cr_assert(
+			geteuid() != 0,
+			"the kernel has FUSE over io_uring, testfs did not take it");
+		cr_skip_test("%s is N and only root may set it", ENABLE_URING);
+	}
+	read_some(&m);
+	kill(m.pid, SIGKILL);
+	waitpid(m.pid, &ws, 0);
+	m.stopped = true;
+	gone = wait_unmounted(m.dir);
+	/* No mount is left, whatever the verdict. */
+	if (!gone)
+		umount2(m.dir, MNT_DETACH);
+	harness_stop(&m);
+	cr_assert(gone,
+		  "--transport uring: mount still present %d s after SIGKILL",
+		  UNMOUNT_GUARD_MS / 1000);
 }
 
 /* A test process that dies mid-way: its daemon unmounts (--watch-pid). */

@@ -20,6 +20,7 @@
 #include "../core/testfs.h"
 #include "../slow/rules.h"
 #include "../store/backing.h"
+#include "mount_guard.h"
 #include "options.h"
 #include "serve.h"
 #include "startup.h"
@@ -226,6 +227,24 @@ static int stop_log(struct testfs *t)
 	return err;
 }
 
+/*
+ * --transport uring: the mount guard (daemon/mount_guard.h), forked here
+ * while the daemon has no thread yet, nor /dev/fuse, nor a ring. Not with
+ * --no-auto-unmount, which asks for a killed daemon's mount to stay.
+ */
+static void start_guard(struct testfs *t, const struct options *o)
+{
+	int err;
+
+	if (o->transport != OPT_TRANSPORT_URING || !o->auto_unmount)
+		return;
+	err = mount_guard_start(t->mountpoint, o->foreground);
+	if (err)
+		startup_warn(
+			"--transport uring: cannot start the mount guard (a killed daemon may leave its mount): %s",
+			strerror(-err));
+}
+
 int main(int argc, char **argv)
 {
 	static struct testfs t;
@@ -277,10 +296,12 @@ int main(int argc, char **argv)
 		goto out_free;
 
 	startup_begin(o.foreground);
+	start_guard(&t, &o);
 	t.started_ns = clock_now_ns();
 	status = start_log(&t, &o, log_fd);
 	if (status == EXIT_OK) {
 		status = serve(&t);
+		mount_guard_release();
 		/* Only an empty directory goes, and only once unmounted. */
 		if (o.rmdir_after && !mountinfo_is_testfs(t.mountpoint))
 			rmdir(t.mountpoint);
@@ -291,6 +312,7 @@ int main(int argc, char **argv)
 		status = EXIT_RUNTIME;
 	}
 out_free:
+	mount_guard_release();
 	fileset_destroy(&t.files);
 	rules_free(t.rules);
 	free(t.mountpoint);

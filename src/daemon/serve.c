@@ -22,6 +22,7 @@
 #include "../fuse/fs_ops.h"
 #include "../slow/delay_queue.h"
 #include "../slow/rules.h"
+#include "mount_guard.h"
 #include "startup.h"
 #include "stop.h"
 #include "transport.h"
@@ -87,6 +88,19 @@ static bool unmounted(struct testfs *t, int ret)
 	       me.dev == makedev(t->knobs.dev_major, t->knobs.dev_minor);
 	pthread_mutex_unlock(&t->ctl_lock);
 	return !ours;
+}
+
+/*
+ * The mount guard learns which mount to remove if the daemon dies, before
+ * any ring command holds /dev/fuse (the INIT reply is not yet written).
+ */
+static void arm_guard(struct testfs *t)
+{
+	struct mount_entry me;
+
+	if (mountinfo_find(t->mountpoint, &me) &&
+	    strcmp(me.fstype, "fuse.testfs") == 0)
+		mount_guard_arm(me.dev);
 }
 
 static uint64_t writer_sync(void *arg)
@@ -290,6 +304,9 @@ int serve(struct testfs *t)
 	/* The rings and their threads exist before the INIT reply asks
 	 * the kernel for them: nothing can fail between the two. */
 	transport_prepare(t);
+	/* Over /dev/fuse, auto_unmount is enough (daemon/mount_guard.h). */
+	if (!t->transport.ring)
+		mount_guard_release();
 	if (fuse_session_mount(t->se, t->mountpoint) != 0) {
 		startup_fail(
 			1,
@@ -297,6 +314,7 @@ int serve(struct testfs *t)
 			t->mountpoint);
 		goto out_handlers;
 	}
+	arm_guard(t);
 	ret = transport_install(t);
 	if (ret) {
 		startup_fail(1, "cannot install the FUSE I/O functions: %s",
