@@ -33,6 +33,30 @@ int log_reads(const struct testfs_log *log, const char *name,
 	return 0;
 }
 
+uint64_t read_list_usual_pages(const struct read_list *reads, uint64_t *count)
+{
+	uint64_t best = 0, best_n = 0;
+	size_t i, j;
+
+	for (i = 0; i < reads->n; i++) {
+		uint64_t n = 0;
+
+		if (reads->v[i]->pages == best)
+			continue;
+		for (j = i; j < reads->n; j++)
+			n += reads->v[j]->pages == reads->v[i]->pages;
+		if (n > best_n) {
+			best_n = n;
+			best = reads->v[i]->pages;
+		}
+		if (best_n > reads->n / 2)
+			break;
+	}
+	if (count)
+		*count = best_n;
+	return best;
+}
+
 void read_list_free(struct read_list *l)
 {
 	free(l->v);

@@ -230,6 +230,11 @@ struct read_list {
 int log_reads(const struct testfs_log *log, const char *name,
 	      struct read_list *out);
 void read_list_free(struct read_list *l);
+/*
+ * The most common request size in pages (the steady window of a stream),
+ * and in *@count (if not NULL) how many reads had it; 0 for no reads.
+ */
+uint64_t read_list_usual_pages(const struct read_list *reads, uint64_t *count);
 
 /* Pages of @e within [@first, @last]. */
 uint64_t extents_pages_in(const struct testfs_extents *e, uint64_t first,

@@ -213,29 +213,6 @@ static int do_run(struct scenario_ctx *ctx, struct session *s, struct run *r)
 	return err ? scenario_fail(ctx, err, "%s: the log", phase) : 0;
 }
 
-/* The most common request size (the steady window). */
-static uint64_t steady_window(const struct read_list *reads)
-{
-	uint64_t best = 0, best_n = 0;
-	size_t i, j;
-
-	for (i = 0; i < reads->n; i++) {
-		uint64_t n = 0;
-
-		if (reads->v[i]->pages == best)
-			continue;
-		for (j = i; j < reads->n; j++)
-			n += reads->v[j]->pages == reads->v[i]->pages;
-		if (n > best_n) {
-			best_n = n;
-			best = reads->v[i]->pages;
-		}
-		if (best_n > reads->n / 2)
-			break;
-	}
-	return best;
-}
-
 /* Whether the first requests equal the model's, with the model's text. */
 static bool model_matches(const struct session *s, const struct run *r,
 			  char *text, size_t size)
@@ -350,7 +327,7 @@ static void report(struct scenario_ctx *ctx, const struct session *s,
 		rep_uint(row, "pages_fetched", "pages fetched", runs[i].fetched,
 			 NULL);
 		rep_uint(row, "steady_window", "steady window pages",
-			 steady_window(&runs[i].reads), NULL);
+			 read_list_usual_pages(&runs[i].reads, NULL), NULL);
 	}
 	rep_text(sec, "story",
 		 "Story 3: a 2024 series fixing readahead quirks gave "

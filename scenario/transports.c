@@ -390,30 +390,6 @@ static uint64_t median(const struct cell *c, unsigned rounds, int field)
 	return v[n / 2];
 }
 
-/* Most common request size in pages, and how many reads had it. */
-static uint64_t common_size(const struct read_list *reads, uint64_t *count)
-{
-	uint64_t best = 0, best_n = 0;
-	size_t i, j;
-
-	for (i = 0; i < reads->n; i++) {
-		uint64_t n = 0;
-
-		if (reads->v[i]->pages == best)
-			continue;
-		for (j = 0; j < reads->n; j++)
-			n += reads->v[j]->pages == reads->v[i]->pages;
-		if (n > best_n) {
-			best_n = n;
-			best = reads->v[i]->pages;
-		}
-		if (best_n > reads->n / 2)
-			break;
-	}
-	*count = best_n;
-	return best;
-}
-
 static uint64_t largest(const struct read_list *reads)
 {
 	uint64_t m = 0;
@@ -489,14 +465,14 @@ static void row_for(struct rnode *table, const struct transports *tp,
 {
 	const struct cell *c = &tp->cell[t][w];
 	const struct requests *q = &c->req;
-	uint64_t ns = median(c, tp->rounds, 0), n_common;
+	uint64_t ns = median(c, tp->rounds, 0);
 	struct rnode *row = rep_row(table);
 
 	rep_str(row, "transport", NULL, "%s", transport_name[t]);
 	rep_uint(row, "requests", "FUSE reads", q->reads.n, NULL);
 	rep_uint(row, "pages_fetched", "pages", q->fetched, NULL);
 	rep_uint(row, "common_pages", "usual size",
-		 common_size(&q->reads, &n_common), NULL);
+		 read_list_usual_pages(&q->reads, NULL), NULL);
 	rep_uint(row, "largest_pages", "largest", largest(&q->reads), NULL);
 	rep_uint(row, "windows", NULL, q->windows, NULL);
 	rep_uint(row, "async", NULL, q->causes[TESTFS_CAUSE_ASYNC], NULL);
