@@ -46,7 +46,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			   ret);
 		FUZZ_CHECK(err[0], "refused without a message");
 	} else {
-		FUZZ_CHECK(o.mountpoint && o.nfiles > 0, "incomplete options");
+		/* --backing DIR serves DIR's files instead of --file ones. */
+		FUZZ_CHECK(o.mountpoint && (o.nfiles > 0 || o.backing),
+			   "incomplete options");
 	}
 	options_free(&o);
 	return 0;

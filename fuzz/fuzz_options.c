@@ -69,7 +69,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else {
 		FUZZ_CHECK(o.help || o.version || o.mountpoint,
 			   "accepted without a mountpoint");
-		FUZZ_CHECK(o.help || o.version || o.nfiles > 0,
+		/* --backing DIR serves DIR's files instead of --file ones. */
+		FUZZ_CHECK(o.help || o.version || o.nfiles > 0 || o.backing,
 			   "accepted without files");
 	}
 	options_free(&o);
