@@ -127,7 +127,7 @@ Test(loss_line, log_file_reports_one_loss_across_drains)
 	cr_assert_eq(log_writer_flush(w), 0);
 	final_upto = UINT64_MAX;
 	cr_assert_eq(log_writer_flush(w), 0);
-	cr_assert_eq(log_writer_stop(w), 0);
+	cr_assert_eq(log_writer_stop(w, NULL), 0);
 	rfd = open(path, O_RDONLY);
 	unlink(path);
 	cr_assert_geq(rfd, 0);

@@ -50,15 +50,28 @@ void control_set_error(struct testfs *t, const char *fmt, ...)
 	pthread_mutex_unlock(&t->ctl_lock);
 }
 
-static void flush_log_file(struct testfs *t)
+/*
+ * Writes the --log file up to @verb's effect. A failed write (a full
+ * disk) fails the command: the ring and .testfs/log have its effect, the
+ * file does not.
+ */
+static int flush_log_file(struct testfs *t, const char *verb)
 {
-	if (t->writer)
-		log_writer_flush(t->writer);
+	int err;
+
+	if (!t->writer)
+		return 0;
+	err = log_writer_flush(t->writer);
+	if (err)
+		control_set_error(
+			t,
+			"%s: ran, but the --log file '%s' could not be written: %s (log_file_lost in stats counts the records kept out; a loss line is written once it takes writes again)",
+			verb, t->opts->log_path, strerror(-err));
+	return err;
 }
 
 static int cmd_clear(struct testfs *t, const char *verb, const char *arg)
 {
-	(void)verb;
 	if (*arg) {
 		control_set_error(t, "clear: takes no argument (got '%s')",
 				  arg);
@@ -68,8 +81,7 @@ static int cmd_clear(struct testfs *t, const char *verb, const char *arg)
 	testfs_correlate_sync(t);
 	atomic_store(&t->log.clear_pos, log_ring_head(&t->log));
 	atomic_fetch_add(&t->stats.clears, 1);
-	flush_log_file(t);
-	return 0;
+	return flush_log_file(t, verb);
 }
 
 static int cmd_mark(struct testfs *t, const char *verb, const char *arg)
@@ -77,7 +89,6 @@ static int cmd_mark(struct testfs *t, const char *verb, const char *arg)
 	struct log_record rec;
 	size_t len = strlen(arg);
 
-	(void)verb;
 	if (!len) {
 		control_set_error(t, "mark: missing TEXT (usage: mark TEXT)");
 		return -EINVAL;
@@ -94,8 +105,7 @@ static int cmd_mark(struct testfs *t, const char *verb, const char *arg)
 	memcpy(rec.mark.text, arg, len);
 	log_ring_append(&t->log, &rec);
 	atomic_fetch_add(&t->stats.marks, 1);
-	flush_log_file(t);
-	return 0;
+	return flush_log_file(t, verb);
 }
 
 static void sleep_ns(long ns)

@@ -216,14 +216,20 @@ static int start_log(struct testfs *t, const struct options *o, int log_fd)
 	return EXIT_OK;
 }
 
-static int stop_log(struct testfs *t)
+static int stop_log(struct testfs *t, const struct options *o)
 {
+	uint64_t unwritten = 0;
 	int err = 0;
 
 	if (t->writer)
-		err = log_writer_stop(t->writer);
+		err = log_writer_stop(t->writer, &unwritten);
 	t->writer = NULL;
 	log_ring_destroy(&t->log);
+	if (err)
+		startup_warn(
+			"--log '%s': %s; %llu records could not be written to it (a loss line stands for them where a later write worked)",
+			o->log_path, strerror(-err),
+			(unsigned long long)unwritten);
 	return err;
 }
 
@@ -306,11 +312,8 @@ int main(int argc, char **argv)
 		if (o.rmdir_after && !mountinfo_is_testfs(t.mountpoint))
 			rmdir(t.mountpoint);
 	}
-	if (stop_log(&t) != 0 && status == EXIT_OK) {
-		startup_warn("--log '%s': some records could not be written",
-			     o.log_path);
+	if (stop_log(&t, &o) != 0 && status == EXIT_OK)
 		status = EXIT_RUNTIME;
-	}
 out_free:
 	mount_guard_release();
 	fileset_destroy(&t.files);

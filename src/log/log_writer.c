@@ -13,12 +13,20 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/array.h"
 #include "../common/strbuf.h"
 #include "../common/thread.h"
 #include "log_json.h"
 
 /* How often the thread drains the ring without being asked. */
 #define WRITER_PERIOD_MS 100
+
+/* One line rendered into the buffer: what a failed write took with it. */
+struct writer_line {
+	size_t end;	    /* offset just past its newline */
+	uint64_t first_seq; /* its record's seq, or a loss line's first */
+	bool loss;
+};
 
 struct log_writer {
 	struct log_ring *ring;
@@ -36,23 +44,55 @@ struct log_writer {
 	bool stop;
 	uint64_t cursor;
 	uint64_t lost;
+	/* Of those, records a failed write kept out of the file. */
+	uint64_t unwritten;
 	/* A loss seen but not written yet (see writer_put_loss()). */
 	uint64_t pending_first;
 	uint64_t pending_lost;
+	/* The last write failed (its errno); 0 once one succeeds. */
+	int failing;
 	int error;
 	struct strbuf buf;
+	/* The lines in buf, and the records among them. */
+	struct writer_line *lines;
+	size_t nlines, lines_cap;
+	uint64_t buf_records;
+	uint64_t buf_first; /* the first seq buf covers; 0: empty */
+	/*
+	 * The end of a line the file holds only in part (a failed write
+	 * that could not be cut back): written before anything else.
+	 */
+	struct strbuf owed;
 };
+
+static void writer_note_line(struct log_writer *w, uint64_t first_seq,
+			     bool loss)
+{
+	if (!array_grow((void **)&w->lines, &w->lines_cap, w->nlines,
+			sizeof(*w->lines))) {
+		w->buf.oom = true; /* the drain fails whole */
+		return;
+	}
+	w->lines[w->nlines].end = w->buf.len;
+	w->lines[w->nlines].first_seq = first_seq;
+	w->lines[w->nlines].loss = loss;
+	w->nlines++;
+}
 
 /*
  * A loss is written once it is known to be whole: before the next record
  * written, or at the end. A run of overwritten records that two drains see
- * in two parts is then still one line.
+ * in two parts is then still one line. A loss the file caused (a failed
+ * write) is written by the next drain that can write (drain_locked()).
  */
 static void writer_put_loss(struct log_writer *w)
 {
 	if (!w->pending_lost)
 		return;
+	if (!w->buf_first)
+		w->buf_first = w->pending_first;
 	log_json_lost(&w->buf, w->pending_first, w->pending_lost);
+	writer_note_line(w, w->pending_first, true);
 	w->pending_lost = 0;
 }
 
@@ -67,7 +107,11 @@ static void writer_visit(void *arg, const struct log_record *rec)
 		name = w->name_of(w->name_ctx, rec->read.ino);
 	else if (rec->kind == LOG_ACCESS)
 		name = w->name_of(w->name_ctx, rec->access.ino);
+	if (!w->buf_first)
+		w->buf_first = rec->seq;
 	log_json_record(&w->buf, rec, name, w->page_size);
+	writer_note_line(w, rec->seq, false);
+	w->buf_records++;
 }
 
 static void writer_lost(void *arg, uint64_t first_seq, uint64_t count)
@@ -85,50 +129,126 @@ static void writer_lost(void *arg, uint64_t first_seq, uint64_t count)
 	w->pending_lost = count;
 }
 
-static int write_all(int fd, const char *p, size_t len)
+/* Writes @len bytes; *@done says how many reached the file. */
+static int write_all(int fd, const char *p, size_t len, size_t *done)
 {
-	while (len) {
-		ssize_t n = write(fd, p, len);
+	*done = 0;
+	while (*done < len) {
+		ssize_t n = write(fd, p + *done, len - *done);
 
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			return -errno;
 		}
-		p += n;
-		len -= (size_t)n;
+		*done += (size_t)n;
 	}
 	return 0;
+}
+
+/* Removes the last @extra bytes of the file; returns whether it could. */
+static bool cut_back(struct log_writer *w, size_t extra)
+{
+	struct stat st;
+
+	return fstat(w->fd, &st) == 0 && (uint64_t)st.st_size >= extra &&
+	       ftruncate(w->fd, st.st_size - (off_t)extra) == 0;
+}
+
+/* Completes the line the file holds in part; returns 0 or the error. */
+static int write_owed(struct log_writer *w)
+{
+	size_t done;
+	int err;
+
+	if (!w->owed.len)
+		return 0;
+	err = write_all(w->fd, w->owed.data, w->owed.len, &done);
+	memmove(w->owed.data, w->owed.data + done, w->owed.len - done);
+	w->owed.len -= done;
+	return err;
+}
+
+/*
+ * The write of buf failed after @done bytes. The file keeps the lines that
+ * reached it whole and loses the part of the next one (or, if it cannot be
+ * cut back, owes the rest of it); the lines after that are lost: their
+ * records are counted and become a loss line, written with the next
+ * successful write. Positions up to the cursor are then all accounted for.
+ */
+static void writer_failed(struct log_writer *w, size_t done, int err)
+{
+	uint64_t first = w->buf_first, records = w->buf_records;
+	size_t k = 0, keep = 0, i;
+
+	if (!w->buf.oom) {
+		while (k < w->nlines && w->lines[k].end <= done)
+			k++;
+		keep = k ? w->lines[k - 1].end : 0;
+		if (done > keep && !cut_back(w, done - keep)) {
+			strbuf_add(&w->owed, w->buf.data + done,
+				   w->lines[k].end - done);
+			k++;
+		}
+		for (i = 0; i < k; i++)
+			records -= !w->lines[i].loss;
+		first = k < w->nlines ? w->lines[k].first_seq : 0;
+	}
+	if (first) {
+		w->lost += records;
+		w->unwritten += records;
+		w->pending_first = first;
+		w->pending_lost = w->cursor + 1 - first;
+	}
+	w->failing = err;
+	if (!w->error)
+		w->error = err;
 }
 
 /* Called with w->lock held; @last: no record follows, end any loss. */
 static int drain_locked(struct log_writer *w, bool last)
 {
+	uint64_t to = log_ring_head(w->ring);
+	size_t done = 0;
 	int err;
 
-	uint64_t to = log_ring_head(w->ring);
-
 	strbuf_reset(&w->buf);
+	w->nlines = 0;
+	w->buf_records = 0;
+	w->buf_first = 0;
 	/* Only records in their final form (attributed) are written. */
 	if (w->sync) {
-		uint64_t done = w->sync(w->sync_ctx);
+		uint64_t done_pos = w->sync(w->sync_ctx);
 
-		if (done < to)
-			to = done;
+		if (done_pos < to)
+			to = done_pos;
 	}
 	w->cursor = log_ring_walk_range(w->ring, w->cursor, to, UINT64_MAX,
 					writer_visit, writer_lost, w);
-	if (last)
+	/*
+	 * A loss the file itself caused is written as soon as a write
+	 * works again, whether a record follows or not.
+	 */
+	if (last || w->failing)
 		writer_put_loss(w);
-	if (w->buf.oom)
+	if (!w->nlines && !w->owed.len && !w->buf.oom)
+		return 0;
+	err = write_owed(w);
+	if (!err && w->buf.oom)
 		err = -ENOMEM;
-	else
+	else if (!err)
 		err = write_all(w->fd, w->buf.data ? w->buf.data : "",
-				w->buf.len);
-	if (err && !w->error)
-		w->error = err;
-	if (w->buf.cap > (1u << 24))
+				w->buf.len, &done);
+	if (err)
+		writer_failed(w, done, err);
+	else
+		w->failing = 0;
+	if (w->buf.cap > (1u << 24)) {
 		strbuf_free(&w->buf);
+		free(w->lines);
+		w->lines = NULL;
+		w->lines_cap = 0;
+	}
 	return err;
 }
 
@@ -278,7 +398,7 @@ uint64_t log_writer_lost(struct log_writer *w)
 	return n;
 }
 
-int log_writer_stop(struct log_writer *w)
+int log_writer_stop(struct log_writer *w, uint64_t *unwritten)
 {
 	int err;
 
@@ -293,7 +413,11 @@ int log_writer_stop(struct log_writer *w)
 	if (close(w->fd) && !w->error)
 		w->error = -errno;
 	err = w->error;
+	if (unwritten)
+		*unwritten = w->unwritten;
 	strbuf_free(&w->buf);
+	strbuf_free(&w->owed);
+	free(w->lines);
 	pthread_cond_destroy(&w->wake);
 	pthread_mutex_destroy(&w->lock);
 	free(w);

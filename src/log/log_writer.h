@@ -5,6 +5,11 @@
  * Records it could not write before the ring overwrote them are written as
  * a {"lost":N,...} line, never skipped silently: one line per contiguous
  * run, written before the next record or when the writer stops.
+ *
+ * A write that fails (a full disk) never leaves part of a line in the
+ * file: what reached it of the line it failed in is cut back off. The
+ * records after the last whole line are lost, counted like the others,
+ * and their loss line is written by the first write that works again.
  */
 #ifndef TESTFS_LOG_WRITER_H
 #define TESTFS_LOG_WRITER_H
@@ -35,7 +40,11 @@ int log_writer_open(const char *path, char *why, size_t whylen);
 int log_writer_start(struct log_writer **out, struct log_ring *ring, int fd,
 		     uint32_t page_size, log_name_fn name_of, void *name_ctx);
 
-/* Writes everything published so far; returns 0 or the write error. */
+/*
+ * Writes everything published so far. Returns 0, or the error of the
+ * write that failed (-ENOSPC, ...): then records are lost to the file
+ * (counted in log_writer_lost()) until a write works again.
+ */
 int log_writer_flush(struct log_writer *w);
 
 /*
@@ -47,10 +56,17 @@ int log_writer_flush(struct log_writer *w);
 void log_writer_set_sync(struct log_writer *w, uint64_t (*sync)(void *ctx),
 			 void *ctx);
 
-/* Records the writer had to give up on since it started. */
+/*
+ * Records the writer had to give up on since it started: overwritten in
+ * the ring before it got to them, or kept out by a failed write.
+ */
 uint64_t log_writer_lost(struct log_writer *w);
 
-/* Final flush, stops the thread, closes the file. Returns the last error. */
-int log_writer_stop(struct log_writer *w);
+/*
+ * Final flush, stops the thread, closes the file. Returns the first error
+ * (0 if every write worked); *@unwritten (may be NULL) gets the number of
+ * records failed writes kept out of the file.
+ */
+int log_writer_stop(struct log_writer *w, uint64_t *unwritten);
 
 #endif
