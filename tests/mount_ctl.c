@@ -411,3 +411,154 @@ Test(ctl, long_log_streams_in_order)
 	free(json);
 	free(cmds);
 }
+
+/* An open ctl, and the result of each write() to it (0 or errno). */
+static int ctl_open(void)
+{
+	int fd = open(harness_path(&mnt, ".testfs/ctl"), O_WRONLY);
+
+	cr_assert_geq(fd, 0, "open ctl: %s", strerror(errno));
+	return fd;
+}
+
+static int ctl_write(int fd, const char *buf, size_t len)
+{
+	ssize_t n = write(fd, buf, len);
+
+	if (n < 0)
+		return errno;
+	cr_assert_eq((size_t)n, len, "short write: %zd of %zu", n, len);
+	return 0;
+}
+
+static int ctl_writes(int fd, const char *s)
+{
+	return ctl_write(fd, s, strlen(s));
+}
+
+/* @n bytes of @c. */
+static char *filler(char c, size_t n)
+{
+	char *p = malloc(n);
+
+	cr_assert_not_null(p);
+	memset(p, c, n);
+	return p;
+}
+
+/* The marks in the log since the last clear, one per line. */
+static char *marks(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct tfs_log bin;
+	size_t i;
+
+	harness_log(&mnt, &bin);
+	for (i = 0; i < bin.count; i++)
+		if (bin.recs[i].kind == LOG_MARK)
+			strbuf_addf(&sb, "%s\n", bin.recs[i].mark.text);
+	harness_log_free(&bin);
+	return sb.data ? strbuf_detach(&sb, NULL) : strdup("");
+}
+
+static void expect_error(const char *needle)
+{
+	char *err =
+		harness_read_file(harness_path(&mnt, ".testfs/error"), NULL);
+
+	cr_expect_not_null(strstr(err, needle), "error is '%s'", err);
+	free(err);
+}
+
+/*
+ * "mark " and more than 64 KiB without a newline, in several writes: the
+ * write that reaches 65536 bytes fails, and the rest of that line, up to
+ * its newline, never runs as a command of its own (it used to: "mark
+ * INJECTED" landed in the log).
+ */
+Test(ctl, tail_of_a_long_line_never_runs)
+{
+	char *a = filler('A', 40000), *m;
+	int fd;
+
+	cr_assert_eq(harness_ctl(&mnt, "clear"), 0);
+	fd = ctl_open();
+	cr_assert_eq(ctl_writes(fd, "mark "), 0);
+	cr_assert_eq(ctl_write(fd, a, 40000), 0);
+	cr_assert_eq(ctl_write(fd, a, 40000), EINVAL);
+	expect_error("a line reached 65536 bytes without a newline");
+	cr_assert_eq(ctl_write(fd, a, 100), EINVAL);
+	cr_assert_eq(ctl_writes(fd, "mark INJECTED\n"), EINVAL);
+	expect_error("the rest of a refused line");
+	cr_assert_eq(ctl_writes(fd, "mark after\n"), 0);
+	cr_assert_eq(close(fd), 0);
+	m = marks();
+	cr_assert_str_eq(m, "after\n");
+	free(m);
+	free(a);
+}
+
+/* The same when the write that reaches the limit also ends the line. */
+Test(ctl, long_line_refused_whatever_the_writes)
+{
+	char *a = filler('A', 70000), *m;
+	int fd;
+
+	cr_assert_eq(harness_ctl(&mnt, "clear"), 0);
+	fd = ctl_open();
+	cr_assert_eq(ctl_writes(fd, "mark "), 0);
+	memcpy(a + 69980, "\nmark INJECTED\n", 15);
+	cr_assert_eq(ctl_write(fd, a, 69995), EINVAL);
+	cr_assert_eq(ctl_writes(fd, "mark after\n"), 0);
+	/* close() ends a refused line: nothing of it runs. */
+	memcpy(a, "mark X", 6);
+	cr_assert_eq(ctl_write(fd, a, 65536), EINVAL);
+	cr_assert_eq(close(fd), 0);
+	m = marks();
+	cr_assert_str_eq(m, "after\n");
+	free(m);
+	free(a);
+}
+
+/*
+ * testfs-control(5): a line that reaches 65536 bytes without a newline is
+ * refused, comments included; 65535 bytes and a newline are taken.
+ */
+Test(ctl, long_comment_lines_are_refused)
+{
+	char *c = filler('#', 65537);
+	int fd = ctl_open();
+
+	c[65535] = '\n';
+	cr_assert_eq(ctl_write(fd, c, 65536), 0, "65535 bytes and a newline");
+	c[65535] = '#';
+	c[65536] = '\n';
+	cr_assert_eq(ctl_write(fd, c, 65537), EINVAL,
+		     "65536 bytes and a newline");
+	expect_error("a line reached 65536 bytes without a newline");
+	cr_assert_eq(ctl_write(fd, c, 40000), 0);
+	cr_assert_eq(ctl_write(fd, c, 25536), EINVAL, "the same in two writes");
+	cr_assert_eq(ctl_writes(fd, "\n"), EINVAL);
+	cr_assert_eq(ctl_writes(fd, "mark ok\n"), 0);
+	cr_assert_eq(close(fd), 0);
+	free(c);
+}
+
+/* A write refused for a NUL byte takes the line it was in with it. */
+Test(ctl, tail_after_a_nul_byte_never_runs)
+{
+	char *m;
+	int fd;
+
+	cr_assert_eq(harness_ctl(&mnt, "clear"), 0);
+	fd = ctl_open();
+	cr_assert_eq(ctl_writes(fd, "mark A"), 0);
+	cr_assert_eq(ctl_write(fd, "B\0C", 3), EINVAL);
+	expect_error("NUL byte");
+	cr_assert_eq(ctl_writes(fd, "mark INJECTED\n"), EINVAL);
+	cr_assert_eq(ctl_writes(fd, "mark after\n"), 0);
+	cr_assert_eq(close(fd), 0);
+	m = marks();
+	cr_assert_str_eq(m, "after\n");
+	free(m);
+}

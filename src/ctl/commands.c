@@ -27,9 +27,6 @@
 #define DROP_RETRIES 200
 #define DROP_RETRY_NS 5000000L
 
-/* A line that never ends is refused rather than buffered forever. */
-#define CTL_LINE_MAX 65536
-
 /* Complete lines taken from one write (or a flush), run in order. */
 struct command_batch {
 	struct testfs *t;
@@ -499,13 +496,12 @@ static void start_batch(struct testfs *t, struct command_batch *b)
 	}
 }
 
-/* Drops what @s had pending; the caller replies EINVAL. */
-static int reject(struct testfs *t, struct control_session *s, const char *why)
+/* A refused write: counted, explained; the caller replies @err. */
+static int reject(struct testfs *t, const char *why, int err)
 {
 	control_set_error(t, "%s", why);
 	atomic_fetch_add(&t->stats.ctl_rejected, 1);
-	strbuf_reset(&s->pending);
-	return -EINVAL;
+	return err;
 }
 
 static void release_session(struct testfs *t, struct handle_link *link)
@@ -522,6 +518,7 @@ struct control_session *control_session_new(struct testfs *t)
 	control_set_error(t, "%s", "");
 	if (s) {
 		pthread_mutex_init(&s->lock, NULL);
+		ctl_lines_init(&s->lines, CTL_LINE_MAX);
 		testfs_track(t, &s->link, release_session);
 	}
 	return s;
@@ -532,54 +529,46 @@ void control_session_free(struct testfs *t, struct control_session *s)
 	if (!s)
 		return;
 	testfs_untrack(t, &s->link);
-	strbuf_free(&s->pending);
+	ctl_lines_free(&s->lines);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 }
 
 /*
- * The part of a write that needs @s locked: takes @buf into pending and
- * the complete lines out of it into *@out (NULL: none yet). Nothing is
- * replied under the lock: once the reply is sent the client may close
- * the file, and the session is freed on another request thread.
+ * The lines the assembler gave (@err 0, @text NULL when none) as a batch
+ * in *@out, or the refusal it reported.
+ */
+static int batch_of(struct testfs *t, int err, const char *why, char *text,
+		    struct command_batch **out)
+{
+	*out = NULL;
+	if (err)
+		return reject(t, why, err);
+	if (!text)
+		return 0;
+	*out = calloc(1, sizeof(**out));
+	if (!*out) {
+		free(text);
+		return reject(t, "out of memory", -ENOMEM);
+	}
+	(*out)->text = text;
+	return 0;
+}
+
+/*
+ * The part of a write that needs @s locked: the complete lines it ends
+ * into *@out (NULL: none yet). Nothing is replied under the lock: once the
+ * reply is sent the client may close the file, and the session is freed
+ * on another request thread.
  */
 static int take_lines(struct testfs *t, struct control_session *s,
 		      const char *buf, size_t len, struct command_batch **out)
 {
-	struct command_batch *b;
-	const char *nl;
-	size_t upto;
+	char why[160], *text;
+	int err;
 
-	*out = NULL;
-	if (memchr(buf, '\0', len))
-		return reject(t, s, "command contains a NUL byte");
-	/*
-	 * A command may arrive in pieces (dd bs=1, or a long write the
-	 * kernel split): only complete lines run; the rest waits for the
-	 * next write or for close().
-	 */
-	strbuf_add(&s->pending, buf, len);
-	if (s->pending.oom)
-		return reject(t, s, "out of memory");
-	nl = s->pending.len ? memrchr(s->pending.data, '\n', s->pending.len)
-			    : NULL;
-	if (!nl) {
-		if (s->pending.len > CTL_LINE_MAX)
-			return reject(t, s,
-				      "command line longer than 65536 bytes");
-		return 0;
-	}
-	upto = (size_t)(nl - s->pending.data) + 1;
-	b = calloc(1, sizeof(*b));
-	if (!b || !(b->text = strndup(s->pending.data, upto))) {
-		free(b);
-		return reject(t, s, "out of memory");
-	}
-	memmove(s->pending.data, s->pending.data + upto, s->pending.len - upto);
-	s->pending.len -= upto;
-	s->pending.data[s->pending.len] = '\0';
-	*out = b;
-	return 0;
+	err = ctl_lines_write(&s->lines, buf, len, &text, why, sizeof(why));
+	return batch_of(t, err, why, text, out);
 }
 
 void control_write(struct testfs *t, fuse_req_t req, struct control_session *s,
@@ -605,19 +594,11 @@ void control_write(struct testfs *t, fuse_req_t req, struct control_session *s,
 static int take_rest(struct testfs *t, struct control_session *s,
 		     struct command_batch **out)
 {
-	struct command_batch *b;
+	char why[160], *text;
+	int err;
 
-	*out = NULL;
-	if (s->pending.len == 0)
-		return 0;
-	b = calloc(1, sizeof(*b));
-	if (!b || !(b->text = strndup(s->pending.data, s->pending.len))) {
-		free(b);
-		return reject(t, s, "out of memory");
-	}
-	strbuf_reset(&s->pending);
-	*out = b;
-	return 0;
+	err = ctl_lines_close(&s->lines, &text, why, sizeof(why));
+	return batch_of(t, err, why, text, out);
 }
 
 void control_flush(struct testfs *t, fuse_req_t req, struct control_session *s)

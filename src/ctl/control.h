@@ -12,6 +12,7 @@
 
 #include "../common/strbuf.h"
 #include "../core/testfs.h"
+#include "ctl_lines.h"
 
 /*
  * What a reader of a control file sees. Most files are rendered whole at
@@ -59,10 +60,10 @@ void control_snapshot_read(struct testfs *t, struct control_snapshot *snap,
 struct control_session {
 	struct handle_link link;
 	/* With --threads, a write and a flush of one session (a dup'ed fd
-	 * closed meanwhile) may be served at once: each takes pending in
+	 * closed meanwhile) may be served at once: each takes lines in
 	 * turn, under the lock. */
 	pthread_mutex_t lock;
-	struct strbuf pending;
+	struct ctl_lines lines;
 };
 
 /* Opens ctl; also empties .testfs/error. */
@@ -71,7 +72,10 @@ void control_session_free(struct testfs *t, struct control_session *s);
 
 /*
  * Takes bytes written to ctl. Complete lines run as commands, in order;
- * an incomplete last line waits for the next write or for close(). Replies
+ * an incomplete last line waits for the next write or for close(). A
+ * write is refused whole (EINVAL) for a NUL byte, a line reaching
+ * CTL_LINE_MAX bytes without a newline, or the rest of a line refused
+ * before (ctl_lines.h): nothing of it runs. Replies
  * to @req: the byte count when every command succeeded, EINVAL (bad
  * command) or another errno when one failed, with the explanation in
  * .testfs/error. Commands that need the mount (drop-cache) run on a
