@@ -90,7 +90,9 @@ static const struct opt_desc opt_table[] = {
 	  "answers them" },
 	{ "log", 0, OPT_LOG, true, true, SEC_LOG, "PATH",
 	  "also write every record to PATH as JSON Lines (flushed when "
-	  "clear/mark is acknowledged and at unmount). A new file is created "
+	  "clear/mark is acknowledged and at unmount; on a full disk only "
+	  "whole lines, a loss line for the records it missed, and clear/mark "
+	  "fail: testfs-log(5)). A new file is created "
 	  "with mode 0600; an existing one must be a regular file of the "
 	  "caller (it is truncated); a symbolic link, a FIFO, a device or "
 	  "another user's file is refused" },
