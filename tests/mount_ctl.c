@@ -412,10 +412,16 @@ Test(ctl, long_log_streams_in_order)
 	free(cmds);
 }
 
-/* An open ctl, and the result of each write() to it (0 or errno). */
+/*
+ * ctl opened after a clear (the marks in the log are the test's own), and
+ * the result of each write() to it (0 or errno).
+ */
 static int ctl_open(void)
 {
-	int fd = open(harness_path(&mnt, ".testfs/ctl"), O_WRONLY);
+	int fd;
+
+	cr_assert_eq(harness_ctl(&mnt, "clear"), 0);
+	fd = open(harness_path(&mnt, ".testfs/ctl"), O_WRONLY);
 
 	cr_assert_geq(fd, 0, "open ctl: %s", strerror(errno));
 	return fd;
@@ -481,7 +487,6 @@ Test(ctl, tail_of_a_long_line_never_runs)
 	char *a = filler('A', 40000), *m;
 	int fd;
 
-	cr_assert_eq(harness_ctl(&mnt, "clear"), 0);
 	fd = ctl_open();
 	cr_assert_eq(ctl_writes(fd, "mark "), 0);
 	cr_assert_eq(ctl_write(fd, a, 40000), 0);
@@ -504,7 +509,6 @@ Test(ctl, long_line_refused_whatever_the_writes)
 	char *a = filler('A', 70000), *m;
 	int fd;
 
-	cr_assert_eq(harness_ctl(&mnt, "clear"), 0);
 	fd = ctl_open();
 	cr_assert_eq(ctl_writes(fd, "mark "), 0);
 	memcpy(a + 69980, "\nmark INJECTED\n", 15);
@@ -550,7 +554,6 @@ Test(ctl, tail_after_a_nul_byte_never_runs)
 	char *m;
 	int fd;
 
-	cr_assert_eq(harness_ctl(&mnt, "clear"), 0);
 	fd = ctl_open();
 	cr_assert_eq(ctl_writes(fd, "mark A"), 0);
 	cr_assert_eq(ctl_write(fd, "B\0C", 3), EINVAL);

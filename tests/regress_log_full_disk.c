@@ -190,6 +190,22 @@ static void read_log_file(struct file_log *fl)
 	free(text);
 }
 
+/*
+ * The file, read once nothing more is lost: seq 1 to @records, with one
+ * loss line for the @file_lost records it missed.
+ */
+static void expect_whole_file(uint64_t records, uint64_t file_lost)
+{
+	struct file_log fl;
+
+	read_log_file(&fl);
+	cr_assert_eq(fl.next_seq, records + 1, "lines cover seq 1 to %llu",
+		     (unsigned long long)fl.next_seq - 1);
+	cr_assert_eq(fl.loss_lines, 1);
+	cr_assert_eq(fl.lost, file_lost);
+	cr_assert_eq(fl.records + fl.lost, records);
+}
+
 Test(full_disk, records_are_whole_counted_and_their_loss_line_follows)
 {
 	struct file_log fl;
@@ -230,12 +246,8 @@ Test(full_disk, records_are_whole_counted_and_their_loss_line_follows)
 	cr_assert_eq(records, FULL_READS + 1 + LATER_READS + 1);
 	cr_assert_eq(stat_field("log_file_lost"), file_lost,
 		     "nothing is lost once the disk has room");
+	expect_whole_file(records, file_lost);
 	read_log_file(&fl);
-	cr_assert_eq(fl.next_seq, records + 1, "lines cover seq 1 to %llu",
-		     (unsigned long long)fl.next_seq - 1);
-	cr_assert_eq(fl.loss_lines, 1);
-	cr_assert_eq(fl.lost, file_lost);
-	cr_assert_eq(fl.records + fl.lost, records);
 	cr_assert(fl.mark_after);
 	/* Records were lost: the daemon says so in its exit status. */
 	cr_assert_eq(harness_stop(&mnt), 1);
@@ -244,7 +256,6 @@ Test(full_disk, records_are_whole_counted_and_their_loss_line_follows)
 /* Records lost between two ctl commands: the file is whole after stop. */
 Test(full_disk, file_is_whole_after_stop)
 {
-	struct file_log fl;
 	uint64_t records, file_lost;
 
 	direct_reads(0, FULL_READS);
@@ -254,12 +265,7 @@ Test(full_disk, file_is_whole_after_stop)
 	cr_assert_gt(file_lost, 0);
 	grow_disk();
 	cr_assert_eq(harness_stop(&mnt), 1);
-	read_log_file(&fl);
-	cr_assert_eq(fl.next_seq, records + 1, "lines cover seq 1 to %llu",
-		     (unsigned long long)fl.next_seq - 1);
-	cr_assert_eq(fl.loss_lines, 1);
-	cr_assert_eq(fl.lost, file_lost);
-	cr_assert_eq(fl.records + fl.lost, records);
+	expect_whole_file(records, file_lost);
 }
 
 /*
@@ -318,7 +324,6 @@ static bool ends_mid_line(void)
 
 Test(append_only, half_line_is_completed_once_there_is_room)
 {
-	struct file_log fl;
 	char why[256];
 	uint64_t unwritten;
 	int fd, flags = FS_APPEND_FL, err;
@@ -342,10 +347,5 @@ Test(append_only, half_line_is_completed_once_there_is_room)
 	cr_assert_eq(log_writer_flush(w), 0);
 	cr_assert_gt(log_writer_lost(w), 0);
 	cr_assert_eq(log_writer_stop(w, &unwritten), -ENOSPC);
-	read_log_file(&fl);
-	cr_assert_eq(fl.next_seq, 3011, "lines cover seq 1 to %llu",
-		     (unsigned long long)fl.next_seq - 1);
-	cr_assert_eq(fl.loss_lines, 1);
-	cr_assert_eq(fl.lost, unwritten);
-	cr_assert_eq(fl.records + fl.lost, 3010);
+	expect_whole_file(3010, unwritten);
 }
