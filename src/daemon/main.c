@@ -17,6 +17,7 @@
 
 #include "../common/clock.h"
 #include "../common/mountinfo.h"
+#include "../common/text.h"
 #include "../core/testfs.h"
 #include "../slow/rules.h"
 #include "../store/backing.h"
@@ -176,7 +177,7 @@ static int resolve_paths(struct testfs *t, struct options *o)
  */
 static int open_log(const struct options *o, int *fd)
 {
-	char why[256];
+	char why[2048];
 
 	*fd = -1;
 	if (!o->log_path)
@@ -184,7 +185,7 @@ static int open_log(const struct options *o, int *fd)
 	*fd = log_writer_open(o->log_path, why, sizeof(why));
 	if (*fd >= 0)
 		return EXIT_OK;
-	fprintf(stderr, "testfs: --log '%s': %s\n", o->log_path, why);
+	fprintf(stderr, "testfs: --log '%s': %s\n", esc(o->log_path), why);
 	/* A refusal is bad input; a failing open (no such directory, a
 	 * read-only file system) is a runtime failure, as before. */
 	return *fd == -ELOOP || *fd == -EINVAL || *fd == -EPERM ? EXIT_USAGE
