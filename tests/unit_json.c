@@ -11,6 +11,7 @@
 
 #include "common/json.h"
 #include "common/strbuf.h"
+#include "common/text.h"
 #include "log/log_json.h"
 
 static struct strbuf sb = STRBUF_INIT;
@@ -405,4 +406,52 @@ Test(log_json, cause_names)
 	cr_assert_str_eq(log_cause_name(200), "unknown");
 	cr_assert_str_eq(log_access_name(LOG_ACCESS_FAULT), "fault");
 	cr_assert_str_eq(log_access_name(0), "unknown");
+}
+
+/* The escape of names in messages on stderr (text.h). */
+static void expect_escaped(const char *in, size_t len, const char *want)
+{
+	char out[64];
+
+	text_escape(out, sizeof(out), in, len);
+	cr_expect_str_eq(out, want);
+}
+
+#define EXPECT_ESC(in, want) expect_escaped(in, sizeof(in) - 1, want)
+
+Test(text_escape, printable_utf8_is_kept)
+{
+	EXPECT_ESC("a b.bin", "a b.bin");
+	EXPECT_ESC("caf\xc3\xa9 \xe6\x97\xa5 \xf0\x9f\x92\x80",
+		   "caf\xc3\xa9 \xe6\x97\xa5 \xf0\x9f\x92\x80");
+}
+
+Test(text_escape, controls_backslash_and_invalid_bytes)
+{
+	EXPECT_ESC("a\nb\tc\rd", "a\\nb\\tc\\rd");
+	EXPECT_ESC("\x1b]0;t\x07", "\\x1b]0;t\\x07");
+	EXPECT_ESC("\x7f", "\\x7f");
+	EXPECT_ESC("a\\b", "a\\\\b");
+	EXPECT_ESC("bad\xff\xfe", "bad\\xff\\xfe");
+	/* C1 CSI (U+009B) and a right-to-left override (U+202E). */
+	EXPECT_ESC("\xc2\x9b"
+		   "2J",
+		   "\\xc2\\x9b2J");
+	EXPECT_ESC("\xe2\x80\xae", "\\xe2\\x80\\xae");
+	/* A cut sequence is invalid byte by byte. */
+	EXPECT_ESC("\xe6\x97", "\\xe6\\x97");
+}
+
+Test(text_escape, long_names_are_cut_at_a_whole_escape)
+{
+	char in[100], out[16];
+
+	memset(in, 'x', sizeof(in));
+	text_escape(out, sizeof(out), in, sizeof(in));
+	cr_expect_str_eq(out, "xxxxxxxxxxxx...");
+	memset(in, '\n', sizeof(in));
+	text_escape(out, sizeof(out), in, sizeof(in));
+	cr_expect_str_eq(out, "\\n\\n\\n\\n\\n\\n...");
+	text_escape(out, sizeof(out), "abc", 3);
+	cr_expect_str_eq(out, "abc");
 }
