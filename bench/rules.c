@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: MIT
+/*
+ * rules: the cost of many latency rules on a sequential read.
+ *
+ *   build/bench/rules [--quick]
+ *   meson test --benchmark -C build rules
+ *
+ * Two daemons (libtestfs, --no-trace) serve big.bin (256 MiB, stamp) and
+ * other.bin (1 MiB): one keeps no rule, the other gets rules over
+ * .testfs/ctl (testfs_add_rule(), one write each, as a test scripting
+ * faults would), up to 0, 10, 10 000 and 300 000 rules, in two
+ * placements:
+ *   other   file=other.bin,pages=N,latency=none: no read of big.bin
+ *           matches (the lookup has to find that out);
+ *   same    file=big.bin,pages=P,latency=none with P = N * 7919 mod
+ *           65536: one rule per page, about 4.6 per page at 300 000,
+ *           so every read matches some (the scripted-fault case; the
+ *           model injects nothing, so the time is the lookup's).
+ * At each count, big.bin is dropped from the page cache (drop-cache) and
+ * read from start to end with read(2) of 1 MiB, readahead as the kernel
+ * decides (each window one FUSE_READ, each FUSE_READ one rule lookup), on
+ * the daemon without rules and on the one with them, alternating, 5 times
+ * each (--quick: 3), so both see the same load; the medians are shown,
+ * and their ratio. The adds are timed too, per rule, to show whether
+ * adding grows with the count.
+ *
+ * Target (issue 22): with 300 000 rules, the read within 1.5x of the time
+ * with none, in each placement. Prints PASS or FAIL for each. Exit
+ * status: 0 when both pass; 1 when one fails or the run failed (with the
+ * reason); 77 when testfs cannot mount here.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <testfs.h>
+
+#include "bench_common.h"
+
+#define NAME "rules"
+#define FILE_PAGES 65536u /* big.bin: 256 MiB of 4 KiB pages */
+#define READ_BUF MIB
+#define TARGET 1.5
+#define MAX_RUNS 5
+
+static const unsigned counts[] = { 0, 10, 10000, 300000 };
+#define NCOUNTS (sizeof(counts) / sizeof(counts[0]))
+
+struct placement {
+	const char *name;
+	const char *file;
+	uint64_t (*page)(unsigned n);
+};
+
+static uint64_t other_page(unsigned n)
+{
+	return n;
+}
+
+static uint64_t spread_page(unsigned n)
+{
+	return (uint64_t)n * 7919u % FILE_PAGES;
+}
+
+static const struct placement placements[] = {
+	{ "other", "other.bin", other_page },
+	{ "same", "big.bin", spread_page },
+};
+#define NPLACEMENTS (sizeof(placements) / sizeof(placements[0]))
+
+struct row {
+	double bare_s;	    /* median, the daemon without rules */
+	double read_s;	    /* median, the daemon with them */
+	double add_s;	    /* adding the rules since the previous count */
+	double add_us_rule; /* per rule added */
+};
+
+static char failure[512];
+
+static int fail(int err, const char *what)
+{
+	snprintf(failure, sizeof(failure), "%s: %s", what, strerror(-err));
+	return err;
+}
+
+/* One cold sequential read of big.bin; its time in s, or -errno. */
+static double read_cold(struct testfs_mount *fs, char *buf)
+{
+	uint64_t t0, total = 0;
+	ssize_t n;
+	int fd, err;
+
+	err = testfs_drop_cache(fs, "big.bin");
+	if (err)
+		return err;
+	fd = testfs_open(fs, "big.bin", O_RDONLY);
+	if (fd < 0)
+		return fd;
+	t0 = bench_now_ns();
+	while ((n = read(fd, buf, READ_BUF)) > 0)
+		total += (uint64_t)n;
+	err = n < 0 ? -errno : 0;
+	close(fd);
+	if (err)
+		return err;
+	if (total != (uint64_t)FILE_PAGES * 4096u)
+		return -EIO;
+	return (double)(bench_now_ns() - t0) / NS_PER_S;
+}
+
+/* Reads on @bare and @ruled in turn, @runs each; their medians. */
+static int median_reads(struct testfs_mount *bare, struct testfs_mount *ruled,
+			char *buf, unsigned runs, struct row *r)
+{
+	double vb[MAX_RUNS], vr[MAX_RUNS];
+	unsigned i;
+
+	for (i = 0; i < runs; i++) {
+		vb[i] = read_cold(bare, buf);
+		if (vb[i] < 0)
+			return fail((int)vb[i], "reading big.bin");
+		vr[i] = read_cold(ruled, buf);
+		if (vr[i] < 0)
+			return fail((int)vr[i], "reading big.bin");
+	}
+	r->bare_s = bench_median(vb, runs, NULL, NULL);
+	r->read_s = bench_median(vr, runs, NULL, NULL);
+	return 0;
+}
+
+/* Adds rules [@from, @to) of @p over ctl. */
+static int add_rules(struct testfs_mount *fs, const struct placement *p,
+		     unsigned from, unsigned to)
+{
+	char spec[128];
+	unsigned n;
+	int err;
+
+	for (n = from; n < to; n++) {
+		snprintf(spec, sizeof(spec), "file=%s,pages=%llu,latency=none",
+			 p->file, (unsigned long long)p->page(n));
+		err = testfs_add_rule(fs, spec);
+		if (err)
+			return fail(err, "testfs_add_rule");
+	}
+	return 0;
+}
+
+static int run_placement(struct testfs_mount *bare, struct testfs_mount *fs,
+			 const struct placement *p, unsigned runs, char *buf,
+			 struct row *rows)
+{
+	unsigned have = 0;
+	uint64_t t0;
+	size_t i;
+	int err;
+
+	err = testfs_clear_rules(fs);
+	if (err)
+		return fail(err, "rules clear");
+	for (i = 0; i < NCOUNTS; i++) {
+		bench_progress(NAME, "%s: %u rules", p->name, counts[i]);
+		t0 = bench_now_ns();
+		err = add_rules(fs, p, have, counts[i]);
+		if (err)
+			return err;
+		rows[i].add_s = (double)(bench_now_ns() - t0) / NS_PER_S;
+		rows[i].add_us_rule =
+			counts[i] > have
+				? rows[i].add_s * 1e6 / (counts[i] - have)
+				: 0;
+		have = counts[i];
+		err = median_reads(bare, fs, buf, runs, &rows[i]);
+		if (err)
+			return err;
+	}
+	return testfs_clear_rules(fs);
+}
+
+static double ratio(const struct row *r)
+{
+	return r->read_s / r->bare_s;
+}
+
+static bool report(const struct placement *p, const struct row *rows)
+{
+	const struct row *last = &rows[NCOUNTS - 1];
+	size_t i;
+
+	printf("Placement %s:\n\n", p->name);
+	printf("|   rules | no rules s | with rules s | ratio | rules added | "
+	       "adding s | us per rule |\n");
+	printf("|--------:|-----------:|-------------:|------:|------------:|"
+	       "---------:|------------:|\n");
+	for (i = 0; i < NCOUNTS; i++)
+		printf("| %7u | %10.3f | %12.3f | %5.2f | %11u | %8.2f | "
+		       "%11.1f |\n",
+		       counts[i], rows[i].bare_s, rows[i].read_s,
+		       ratio(&rows[i]), counts[i] - (i ? counts[i - 1] : 0),
+		       rows[i].add_s, rows[i].add_us_rule);
+	printf("\n%s: %s, %u rules: %.3f s against %.3f s without rules, "
+	       "%.2fx (target: within %.1fx)\n\n",
+	       ratio(last) <= TARGET ? "PASS" : "FAIL", p->name,
+	       counts[NCOUNTS - 1], last->read_s, last->bare_s, ratio(last),
+	       TARGET);
+	return ratio(last) <= TARGET;
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const extra[] = { "--file", "big.bin:256M", "--file",
+					     "other.bin:1M", NULL };
+	struct testfs_config cfg = { .extra_args = extra,
+				     .trace = -1,
+				     .timeout_ms = 60000 };
+	struct row rows[NPLACEMENTS][NCOUNTS];
+	struct testfs_mount *fs = NULL, *bare = NULL;
+	unsigned runs = MAX_RUNS;
+	uint64_t t0 = bench_now_ns();
+	bool pass = true;
+	struct utsname u;
+	char *buf;
+	size_t i;
+	int err = 0;
+
+	if (argc == 2 && strcmp(argv[1], "--quick") == 0) {
+		runs = 3;
+	} else if (argc != 1) {
+		fprintf(stderr,
+			"usage: " NAME " [--quick]\n"
+			"a 256 MiB sequential read with 0, 10, 10 000 and "
+			"300 000 latency rules\n(added over ctl, timed too); "
+			"PASS when 300 000 cost at most 1.5x.\n");
+		return strcmp(argv[1], "--help") == 0 ? 0 : 2;
+	}
+	if (uname(&u) != 0)
+		strcpy(u.release, "unknown");
+	printf("testfs rules benchmark%s: Linux %s %s, nproc %ld\n\n",
+	       runs == 1 ? " (--quick)" : "", u.release, u.machine,
+	       sysconf(_SC_NPROCESSORS_ONLN));
+	printf("Cold read(2) of 1 MiB through a 256 MiB stamp file, readahead "
+	       "as the kernel\ndecides, on a daemon without rules and one "
+	       "with them in turn, medians of %u;\nrules added over "
+	       ".testfs/ctl, one write each.\n\n",
+	       runs);
+	fflush(stdout);
+	buf = malloc(READ_BUF);
+	if (!buf)
+		return 1;
+	err = testfs_start(&cfg, &bare);
+	if (err == -EIO) {
+		free(buf);
+		printf("skipped: testfs could not mount here\n");
+		return 77;
+	}
+	if (!err)
+		err = testfs_start(&cfg, &fs);
+	if (err)
+		err = fail(err, "testfs_start");
+	for (i = 0; i < NPLACEMENTS && !err; i++)
+		err = run_placement(bare, fs, &placements[i], runs, buf,
+				    rows[i]);
+	if (fs)
+		testfs_stop(fs);
+	if (bare)
+		testfs_stop(bare);
+	free(buf);
+	if (err) {
+		fprintf(stderr, NAME ": could not run: %s\n", failure);
+		return 1;
+	}
+	for (i = 0; i < NPLACEMENTS; i++)
+		pass = report(&placements[i], rows[i]) && pass;
+	printf("Total time %.1f s.\n", (double)(bench_now_ns() - t0) / 1e9);
+	return pass ? 0 : 1;
+}
