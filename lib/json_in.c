@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * A small JSON reader for the daemon's own output (.testfs/config): it
- * escapes odd names, and \u00XX stands for that raw byte. Only what the
+ * A small JSON reader for the daemon's own output (.testfs/config). File
+ * names are bytes: the daemon writes each byte 0xXX of invalid UTF-8 as
+ * a lone low surrogate \udcXX (src/common/json.h), read back here as
+ * that byte; every other escape means its character. Only what the
  * config needs: objects, arrays, strings, unsigned numbers, true/false;
  * anything else is skipped whole.
  */
@@ -71,10 +73,13 @@ static char *put_utf8(char *o, unsigned cp)
 	return o;
 }
 
+/* A lone low surrogate U+DC80..U+DCFF: the raw byte 0x80..0xff. */
+#define RAW_BYTE_LO 0xdc80u
+#define RAW_BYTE_HI 0xdcffu
+
 /*
  * The code point of the \u escape after "\u" at in->p, joining surrogate
- * pairs. Below 0x100 it is a raw byte: the daemon writes every control
- * character and every byte of invalid UTF-8 as \u00XX.
+ * pairs; a lone U+DC80..U+DCFF is left for the caller (a raw byte).
  */
 static int parse_u_escape(struct json_in *in, unsigned *cp)
 {
@@ -84,6 +89,8 @@ static int parse_u_escape(struct json_in *in, unsigned *cp)
 	err = parse_hex4(in, cp);
 	if (err)
 		return err;
+	if (*cp >= RAW_BYTE_LO && *cp <= RAW_BYTE_HI)
+		return 0;
 	if (*cp >= 0xdc00 && *cp <= 0xdfff)
 		return -EPROTO;
 	if (*cp < 0xd800 || *cp > 0xdbff)
@@ -140,8 +147,10 @@ static int parse_escape(struct json_in *in, char **o)
 		/* A NUL cannot be part of a C string. */
 		if (cp == 0)
 			return -EPROTO;
-		if (cp < 0x100)
+		if (cp < 0x80)
 			*(*o)++ = (char)cp;
+		else if (cp >= RAW_BYTE_LO && cp <= RAW_BYTE_HI)
+			*(*o)++ = (char)(cp & 0xff);
 		else
 			*o = put_utf8(*o, cp);
 		return 0;

@@ -3,7 +3,8 @@
 # docs/benchmarks.md: the throughput comparison (testfs against a minimal
 # FUSE server and tmpfs), a perf profile of the servers during a 1 MiB
 # sequential read, the speed of content generation, the cost of the read
-# log, scale (huge files, many files), the latency benchmark, and the
+# log, scale (huge files, many files), many latency rules, the latency
+# benchmark, and the
 # machine, kernel and settings they ran with. Progress goes to stderr.
 #
 # Usage (as root): scripts/bench.sh [--quick] [--no-perf] [--output FILE]
@@ -91,7 +92,7 @@ trap 'exit 143' TERM
 mounts_now() { mount | grep -E 'testfs|minimal' | sort || true; }
 mounts_before=$(mounts_now)
 
-others=$( (for b in latency throughput log_bench scale pattern_speed concurrency; do
+others=$( (for b in latency throughput log_bench scale pattern_speed concurrency rules; do
 	pgrep -a -x "$b"
 done) || true)
 if [ -n "$others" ]; then
@@ -121,6 +122,16 @@ timeout 1200 "$builddir/bench/log_bench" $quick >"$work/log.txt"
 
 progress "scale benchmark ($builddir/bench/scale${quick:+ $quick})"
 timeout 1200 "$builddir/bench/scale" $quick >"$work/scale.txt"
+
+# Exit status 1 is a FAIL against its target: shown in the section.
+progress "rules benchmark ($builddir/bench/rules${quick:+ $quick})"
+rules_status=0
+timeout 1800 "$builddir/bench/rules" $quick >"$work/rules.txt" ||
+	rules_status=$?
+if [ "$rules_status" -gt 1 ]; then
+	echo "bench: bench/rules failed (exit $rules_status)" >&2
+	exit 1
+fi
 
 progress "latency benchmark ($builddir/bench/latency${quick:+ $quick})"
 timeout 900 "$builddir/bench/latency" $quick >"$work/latency.txt"
@@ -267,7 +278,8 @@ minutes=$(( ($(date +%s) - t_start + 59) / 60 ))
 	echo "(about $minutes min), at commit $commit${changes:+ with uncommitted changes: $changes}."
 	echo "To regenerate: \`sudo bash scripts/bench.sh\` (\`--quick\` for a short run)."
 	echo "The programs are \`bench/throughput.c\`, \`bench/pattern_speed.c\`,"
-	echo "\`bench/log_bench.c\`, \`bench/scale.c\` and \`bench/latency.c\`; their"
+	echo "\`bench/log_bench.c\`, \`bench/scale.c\`, \`bench/rules.c\` and"
+	echo "\`bench/latency.c\`; their"
 	echo "comments say exactly what they measure. Figures on a 2-vCPU VM move by"
 	echo "several percent from run to run: compare the medians and the ranges, not"
 	echo "single digits."
@@ -339,6 +351,14 @@ minutes=$(( ($(date +%s) - t_start + 59) / 60 ))
 	echo "\`build/bench/scale${quick:+ $quick}\`: huge files and many files."
 	echo
 	tail -n +3 "$work/scale.txt"
+	echo
+	echo "## Many rules"
+	echo
+	echo "\`build/bench/rules${quick:+ $quick}\`: a cold 256 MiB sequential read with 0,"
+	echo "10, 10 000 and 300 000 latency rules, against a daemon without rules"
+	echo "in turn, and the time to add the rules over \`.testfs/ctl\`."
+	echo
+	tail -n +3 "$work/rules.txt"
 	echo
 	echo "## Tracing on and off"
 	echo

@@ -434,3 +434,106 @@ Test(backing_input, special_files_warned)
 	free(out);
 	remove_tree();
 }
+
+/* Lines of @out that start with "testfs: ". */
+static unsigned count_testfs_lines(const char *out)
+{
+	const char *p = out;
+	unsigned n = 0;
+
+	while (p && *p) {
+		n += strncmp(p, "testfs: ", 8) == 0;
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return n;
+}
+
+/* Neither ESC, BEL, a C1 CSI nor invalid UTF-8 reaches the terminal. */
+static void expect_no_raw_controls(const char *out)
+{
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)out; *p; p++)
+		cr_expect(*p == '\n' || (*p >= 0x20 && *p != 0x7f &&
+					 *p != 0xff && *p != 0x9b),
+			  "raw byte 0x%02x on stderr: %s", *p, out);
+}
+
+/*
+ * Names of skipped entries come from disk: a newline in one must not
+ * forge a second "testfs: ..." line, and ESC/OSC sequences must not reach
+ * the terminal. Each is shown escaped (\n, \xNN, \\).
+ */
+Test(backing_input, skipped_names_are_escaped)
+{
+	static const char *const odd[] = {
+		"evil\ntestfs: forged line",
+		"\x1b]0;owned\x07title",
+		"bad\xff\xfe",
+		"back\\slash",
+		"c1\xc2\x9b"
+		"31m",
+	};
+	static const char *const shown[] = {
+		"evil\\ntestfs: forged line (FIFO)",
+		"\\x1b]0;owned\\x07title (FIFO)",
+		"bad\\xff\\xfe (FIFO)",
+		"back\\\\slash (FIFO)",
+		"c1\\xc2\\x9b31m (FIFO)",
+	};
+	const char *argv[] = { harness_bin(), "--backing", NULL,
+			       "/nonexistent/mnt", NULL };
+	char path[256], *out = NULL;
+	size_t i;
+	int status;
+
+	make_tree("/tmp");
+	argv[2] = tree;
+	for (i = 0; i < sizeof(odd) / sizeof(odd[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", tree, odd[i]);
+		cr_assert_eq(mkfifo(path, 0644), 0, "%s", strerror(errno));
+	}
+	status = harness_run(argv, &out, 10);
+	cr_expect_eq(status, 1, "exit %d: %s", status, out);
+	cr_expect_not_null(strstr(out, "skipped 5 entries"), "%s", out);
+	for (i = 0; i < sizeof(shown) / sizeof(shown[0]); i++)
+		cr_expect_not_null(strstr(out, shown[i]), "'%s' not in: %s",
+				   shown[i], out);
+	/* The warning and the mountpoint's failure: two lines, no more. */
+	cr_expect_eq(count_testfs_lines(out), 2, "%s", out);
+	expect_no_raw_controls(out);
+	free(out);
+	remove_tree();
+}
+
+/* Names given by the user are escaped the same way. */
+Test(backing_input, names_from_the_command_line_are_escaped)
+{
+	const char *argv[] = { harness_bin(), "--backing",
+			       "/nonexistent/a\ntestfs: forged\x1b[2J", "/mnt",
+			       NULL };
+	const char *argv_mnt[] = { harness_bin(), "--file", "a.bin:4K",
+				   "/nonexistent/m\ntestfs: forged\x1b[2J",
+				   NULL };
+	char *out = NULL;
+	int status;
+
+	status = harness_run(argv, &out, 10);
+	cr_expect_eq(status, 2, "exit %d: %s", status, out);
+	cr_expect_not_null(
+		strstr(out, "'/nonexistent/a\\ntestfs: forged\\x1b[2J'"), "%s",
+		out);
+	cr_expect_eq(count_testfs_lines(out), 1, "%s", out);
+	expect_no_raw_controls(out);
+	free(out);
+	status = harness_run(argv_mnt, &out, 10);
+	cr_expect_eq(status, 1, "exit %d: %s", status, out);
+	cr_expect_not_null(
+		strstr(out, "'/nonexistent/m\\ntestfs: forged\\x1b[2J'"), "%s",
+		out);
+	cr_expect_eq(count_testfs_lines(out), 1, "%s", out);
+	expect_no_raw_controls(out);
+	free(out);
+}

@@ -68,6 +68,29 @@ static void log_path(char *buf, size_t len)
 	snprintf(buf, len, "/tmp/testfs-lifecycle-%d.jsonl", (int)getpid());
 }
 
+/*
+ * Waits (10 s hang guard) for the daemon to end by itself; returns its
+ * exit status, 128 if a signal ended it, -1 if it did not end (it is then
+ * stopped by force).
+ */
+static int wait_daemon_exit(struct tfs_mount *m)
+{
+	unsigned waited;
+	int status = -1, ws;
+
+	for (waited = 0; waited < 10000; waited += 10) {
+		if (waitpid(m->pid, &ws, WNOHANG) == m->pid) {
+			status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128;
+			break;
+		}
+		sleep_ms(10);
+	}
+	m->stopped = status != -1;
+	m->status = status;
+	harness_stop(m);
+	return status;
+}
+
 Test(lifecycle, sigterm_unmounts_and_flushes_log)
 {
 	char path[128];
@@ -94,8 +117,7 @@ Test(lifecycle, fusermount_u_ends_the_daemon)
 	const char *um[] = { "/usr/bin/fusermount3", "-u", NULL, NULL };
 	struct tfs_mount m;
 	char *out, *text;
-	int status = -1, ws;
-	unsigned waited;
+	int status;
 
 	log_path(path, sizeof(path));
 	harness_start(&m, args);
@@ -103,20 +125,43 @@ Test(lifecycle, fusermount_u_ends_the_daemon)
 	um[2] = m.dir;
 	cr_assert_eq(harness_run(um, &out, 10), 0, "fusermount3 -u: %s", out);
 	free(out);
-	for (waited = 0; waited < 10000; waited += 10) {
-		if (waitpid(m.pid, &ws, WNOHANG) == m.pid) {
-			status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128;
-			break;
-		}
-		sleep_ms(10);
-	}
-	m.stopped = true;
-	m.status = status;
-	harness_stop(&m);
+	status = wait_daemon_exit(&m);
 	cr_assert_eq(status, 0, "daemon exit status %d after fusermount3 -u",
 		     status);
 	text = harness_read_file(path, NULL);
 	cr_assert_geq(count_lines(text), 1, "log not flushed at unmount");
+	free(text);
+	unlink(path);
+}
+
+/*
+ * A background job of a non-interactive shell starts with SIGINT ignored
+ * (POSIX: "cmd &" without job control); testfs stops on SIGINT anyway,
+ * as on SIGTERM: unmounted, log flushed, exit 0.
+ */
+Test(lifecycle, sigint_ends_the_daemon_even_when_inherited_ignored)
+{
+	char path[128];
+	const char *args[] = { "--file", "a.bin:1M", "--log", path, NULL };
+	struct tfs_mount m;
+	char *text;
+	int status;
+
+	log_path(path, sizeof(path));
+	cr_assert_neq(signal(SIGINT, SIG_IGN), SIG_ERR);
+	harness_start(&m, args);
+	signal(SIGINT, SIG_DFL);
+	read_some(&m);
+	cr_assert_eq(kill(m.pid, SIGINT), 0);
+	status = wait_daemon_exit(&m);
+	cr_assert_eq(status, 0,
+		     "daemon exit status %d after SIGINT (-1: "
+		     "still running 10 s later)",
+		     status);
+	cr_assert(!harness_is_mounted(m.dir));
+	text = harness_read_file(path, NULL);
+	cr_assert_not_null(strstr(text, "\"file\":\"a.bin\""),
+			   "log not flushed: %s", text);
 	free(text);
 	unlink(path);
 }

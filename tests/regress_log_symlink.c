@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * --log PATH must never be a way to overwrite somebody else's file: a
- * symbolic link, anything but a regular file, or a file the caller does
- * not own is refused (exit 2, before mounting, naming the path and the
- * reason) and left exactly as it was; a new log file is created 0600.
+ * symbolic link (as the last component or as any directory on the way),
+ * anything but a regular file, or a file the caller does not own is
+ * refused (exit 2, before mounting, naming the path and the reason) and
+ * left exactly as it was; a new log file is created 0600.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -19,6 +20,9 @@
 #define SECRET "root:$6$salt$hash:19000:0:99999:7:::\n"
 
 static char root[256], mnt[288], secret[288], link_path[288];
+/* A directory that is not the caller's to write (root-owned in the
+ * report), the secret inside it, and a link to it planted in /tmp. */
+static char priv[288], priv_secret[320], evil[288];
 
 static void setup(void)
 {
@@ -28,42 +32,59 @@ static void setup(void)
 	snprintf(secret, sizeof(secret), "%s/secret", root);
 	snprintf(link_path, sizeof(link_path), "%s/log.jsonl", root);
 	cr_assert_eq(mkdir(mnt, 0755), 0);
+	snprintf(priv, sizeof(priv), "%s/private", root);
+	snprintf(priv_secret, sizeof(priv_secret), "%s/victim", priv);
+	snprintf(evil, sizeof(evil), "%s/evil", root);
+	cr_assert_eq(mkdir(priv, 0700), 0);
 }
 
 static void teardown(void)
 {
 	unlink(link_path);
 	unlink(secret);
+	unlink(evil);
+	unlink(priv_secret);
+	rmdir(priv);
 	rmdir(mnt);
 	rmdir(root);
 }
 
 TestSuite(log_path, .init = setup, .fini = teardown, .timeout = 60);
 
-static void write_secret(void)
+static void write_secret_at(const char *path)
 {
-	int fd = open(secret, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
 
-	cr_assert_geq(fd, 0, "%s: %s", secret, strerror(errno));
+	cr_assert_geq(fd, 0, "%s: %s", path, strerror(errno));
 	cr_assert_eq(write(fd, SECRET, strlen(SECRET)),
 		     (ssize_t)strlen(SECRET));
 	close(fd);
 }
 
-static void expect_secret_untouched(void)
+static void write_secret(void)
+{
+	write_secret_at(secret);
+}
+
+static void expect_untouched_at(const char *path)
 {
 	char buf[256] = { 0 };
 	struct stat st;
 	int fd;
 
-	cr_assert_eq(stat(secret, &st), 0);
+	cr_assert_eq(stat(path, &st), 0);
 	cr_expect_eq(st.st_mode & 07777, 0600, "mode changed to %o",
 		     st.st_mode & 07777);
-	fd = open(secret, O_RDONLY);
+	fd = open(path, O_RDONLY);
 	cr_assert_geq(fd, 0);
 	cr_expect_eq(read(fd, buf, sizeof(buf) - 1), (ssize_t)strlen(SECRET));
 	cr_expect_str_eq(buf, SECRET, "contents changed");
 	close(fd);
+}
+
+static void expect_secret_untouched(void)
+{
+	expect_untouched_at(secret);
 }
 
 /* Runs the daemon with --log @path; expects exit 2 naming @path, @why. */
@@ -120,6 +141,50 @@ Test(log_path, symlink_given_in_a_config_file_is_refused)
 	cr_expect_not_null(strstr(out, "symbolic link"), "%s", out);
 	free(out);
 	expect_secret_untouched();
+}
+
+/*
+ * The report's case: a user plants /tmp/evil -> a root-owned directory,
+ * root runs testfs --log /tmp/evil/victim. The file in the directory is
+ * root's own, so only the link in the way can stop the truncation.
+ */
+Test(log_path, symlink_as_a_directory_component_is_refused)
+{
+	char path[320];
+
+	write_secret_at(priv_secret);
+	cr_assert_eq(symlink(priv, evil), 0);
+	snprintf(path, sizeof(path), "%s/victim", evil);
+	expect_refused(path, "symbolic link");
+	expect_refused(path, evil);
+	expect_untouched_at(priv_secret);
+}
+
+Test(log_path, symlinked_directory_gets_no_new_file)
+{
+	char path[320], created[320];
+
+	cr_assert_eq(symlink(priv, evil), 0);
+	snprintf(path, sizeof(path), "%s/new.jsonl", evil);
+	snprintf(created, sizeof(created), "%s/new.jsonl", priv);
+	expect_refused(path, "symbolic link");
+	cr_expect_eq(access(created, F_OK), -1, "a file was created");
+	unlink(created);
+}
+
+/* A relative link deeper in the path, reached through "..". */
+Test(log_path, symlink_anywhere_in_the_path_is_refused)
+{
+	char sub[300], path[400];
+
+	write_secret_at(priv_secret);
+	snprintf(sub, sizeof(sub), "%s/sub", root);
+	cr_assert_eq(mkdir(sub, 0755), 0);
+	cr_assert_eq(symlink("../private", evil), 0);
+	snprintf(path, sizeof(path), "%s/../evil/./victim", sub);
+	expect_refused(path, "symbolic link");
+	expect_untouched_at(priv_secret);
+	rmdir(sub);
 }
 
 Test(log_path, fifo_is_refused_without_hanging)

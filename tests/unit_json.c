@@ -11,6 +11,7 @@
 
 #include "common/json.h"
 #include "common/strbuf.h"
+#include "common/text.h"
 #include "log/log_json.h"
 
 static struct strbuf sb = STRBUF_INIT;
@@ -97,56 +98,63 @@ Test(json, valid_utf8_verbatim)
 
 Test(json, invalid_utf8_bytes)
 {
-	EXPECT_JSON("\xff", "\"\\u00ff\"");
-	EXPECT_JSON("\xfe", "\"\\u00fe\"");
-	EXPECT_JSON("a\x80z", "\"a\\u0080z\"");
-	EXPECT_JSON("\xbf", "\"\\u00bf\"");
+	EXPECT_JSON("\xff", "\"\\udcff\"");
+	EXPECT_JSON("\xfe", "\"\\udcfe\"");
+	EXPECT_JSON("a\x80z", "\"a\\udc80z\"");
+	EXPECT_JSON("\xbf", "\"\\udcbf\"");
+}
+
+/* bad\xff\xfeutf8 and badÿþutf8 (U+00FF U+00FE) are different names. */
+Test(json, invalid_bytes_never_read_as_characters)
+{
+	EXPECT_JSON("bad\xff\xfeutf8", "\"bad\\udcff\\udcfeutf8\"");
+	EXPECT_JSON("bad\xc3\xbf\xc3\xbeutf8", "\"bad\xc3\xbf\xc3\xbeutf8\"");
 }
 
 Test(json, truncated_sequences)
 {
 	/* At the end of the input. */
-	EXPECT_JSON("\xe6\x97", "\"\\u00e6\\u0097\"");
-	EXPECT_JSON("\xf0\x9f\x98", "\"\\u00f0\\u009f\\u0098\"");
-	EXPECT_JSON("\xc3", "\"\\u00c3\"");
+	EXPECT_JSON("\xe6\x97", "\"\\udce6\\udc97\"");
+	EXPECT_JSON("\xf0\x9f\x98", "\"\\udcf0\\udc9f\\udc98\"");
+	EXPECT_JSON("\xc3", "\"\\udcc3\"");
 	/* Cut short by an ASCII byte. */
-	EXPECT_JSON("\xe6\x97z", "\"\\u00e6\\u0097z\"");
+	EXPECT_JSON("\xe6\x97z", "\"\\udce6\\udc97z\"");
 	/* Cut short by the start of a valid sequence. */
-	EXPECT_JSON("\xe6\xc3\xa9", "\"\\u00e6\xc3\xa9\"");
+	EXPECT_JSON("\xe6\xc3\xa9", "\"\\udce6\xc3\xa9\"");
 }
 
 Test(json, truncated_by_explicit_length)
 {
 	/* A valid sequence is invalid when the length cuts through it. */
-	expect_json("\xc3\xa9", 1, "\"\\u00c3\"");
-	expect_json("\xe6\x97\xa5", 2, "\"\\u00e6\\u0097\"");
+	expect_json("\xc3\xa9", 1, "\"\\udcc3\"");
+	expect_json("\xe6\x97\xa5", 2, "\"\\udce6\\udc97\"");
 }
 
 Test(json, overlong_forms)
 {
-	EXPECT_JSON("\xc0\xaf", "\"\\u00c0\\u00af\"");
-	EXPECT_JSON("\xc1\xbf", "\"\\u00c1\\u00bf\"");
-	EXPECT_JSON("\xe0\x80\xaf", "\"\\u00e0\\u0080\\u00af\"");
-	EXPECT_JSON("\xf0\x80\x80\xaf", "\"\\u00f0\\u0080\\u0080\\u00af\"");
+	EXPECT_JSON("\xc0\xaf", "\"\\udcc0\\udcaf\"");
+	EXPECT_JSON("\xc1\xbf", "\"\\udcc1\\udcbf\"");
+	EXPECT_JSON("\xe0\x80\xaf", "\"\\udce0\\udc80\\udcaf\"");
+	EXPECT_JSON("\xf0\x80\x80\xaf", "\"\\udcf0\\udc80\\udc80\\udcaf\"");
 }
 
 Test(json, surrogates)
 {
-	EXPECT_JSON("\xed\xa0\x80", "\"\\u00ed\\u00a0\\u0080\"");
-	EXPECT_JSON("\xed\xbf\xbf", "\"\\u00ed\\u00bf\\u00bf\"");
+	EXPECT_JSON("\xed\xa0\x80", "\"\\udced\\udca0\\udc80\"");
+	EXPECT_JSON("\xed\xbf\xbf", "\"\\udced\\udcbf\\udcbf\"");
 }
 
 Test(json, beyond_unicode)
 {
 	/* U+110000 and lead bytes that cannot start any sequence. */
-	EXPECT_JSON("\xf4\x90\x80\x80", "\"\\u00f4\\u0090\\u0080\\u0080\"");
-	EXPECT_JSON("\xf5\x80\x80\x80", "\"\\u00f5\\u0080\\u0080\\u0080\"");
-	EXPECT_JSON("\xf8", "\"\\u00f8\"");
+	EXPECT_JSON("\xf4\x90\x80\x80", "\"\\udcf4\\udc90\\udc80\\udc80\"");
+	EXPECT_JSON("\xf5\x80\x80\x80", "\"\\udcf5\\udc80\\udc80\\udc80\"");
+	EXPECT_JSON("\xf8", "\"\\udcf8\"");
 }
 
 Test(json, mixed_valid_and_invalid)
 {
-	EXPECT_JSON("\xc3\xa9\xff\xc3\xa9", "\"\xc3\xa9\\u00ff\xc3\xa9\"");
+	EXPECT_JSON("\xc3\xa9\xff\xc3\xa9", "\"\xc3\xa9\\udcff\xc3\xa9\"");
 }
 
 Test(json, embedded_nul)
@@ -250,7 +258,7 @@ Test(log_json, read_record_odd_file_name_and_error)
 
 	rec.read.err = -5;
 	log_json_record(&sb, &rec, "we\"ird\n\xff", 4096);
-	cr_assert(strstr(sb.data, "\"file\":\"we\\\"ird\\n\\u00ff\","), "%s",
+	cr_assert(strstr(sb.data, "\"file\":\"we\\\"ird\\n\\udcff\","), "%s",
 		  sb.data);
 	cr_assert(strstr(sb.data, "\"err\":-5,\"cause\":\"unknown\"}\n"), "%s",
 		  sb.data);
@@ -398,4 +406,52 @@ Test(log_json, cause_names)
 	cr_assert_str_eq(log_cause_name(200), "unknown");
 	cr_assert_str_eq(log_access_name(LOG_ACCESS_FAULT), "fault");
 	cr_assert_str_eq(log_access_name(0), "unknown");
+}
+
+/* The escape of names in messages on stderr (text.h). */
+static void expect_escaped(const char *in, size_t len, const char *want)
+{
+	char out[64];
+
+	text_escape(out, sizeof(out), in, len);
+	cr_expect_str_eq(out, want);
+}
+
+#define EXPECT_ESC(in, want) expect_escaped(in, sizeof(in) - 1, want)
+
+Test(text_escape, printable_utf8_is_kept)
+{
+	EXPECT_ESC("a b.bin", "a b.bin");
+	EXPECT_ESC("caf\xc3\xa9 \xe6\x97\xa5 \xf0\x9f\x92\x80",
+		   "caf\xc3\xa9 \xe6\x97\xa5 \xf0\x9f\x92\x80");
+}
+
+Test(text_escape, controls_backslash_and_invalid_bytes)
+{
+	EXPECT_ESC("a\nb\tc\rd", "a\\nb\\tc\\rd");
+	EXPECT_ESC("\x1b]0;t\x07", "\\x1b]0;t\\x07");
+	EXPECT_ESC("\x7f", "\\x7f");
+	EXPECT_ESC("a\\b", "a\\\\b");
+	EXPECT_ESC("bad\xff\xfe", "bad\\xff\\xfe");
+	/* C1 CSI (U+009B) and a right-to-left override (U+202E). */
+	EXPECT_ESC("\xc2\x9b"
+		   "2J",
+		   "\\xc2\\x9b2J");
+	EXPECT_ESC("\xe2\x80\xae", "\\xe2\\x80\\xae");
+	/* A cut sequence is invalid byte by byte. */
+	EXPECT_ESC("\xe6\x97", "\\xe6\\x97");
+}
+
+Test(text_escape, long_names_are_cut_at_a_whole_escape)
+{
+	char in[100], out[16];
+
+	memset(in, 'x', sizeof(in));
+	text_escape(out, sizeof(out), in, sizeof(in));
+	cr_expect_str_eq(out, "xxxxxxxxxxxx...");
+	memset(in, '\n', sizeof(in));
+	text_escape(out, sizeof(out), in, sizeof(in));
+	cr_expect_str_eq(out, "\\n\\n\\n\\n\\n\\n...");
+	text_escape(out, sizeof(out), "abc", 3);
+	cr_expect_str_eq(out, "abc");
 }

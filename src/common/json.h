@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * JSON output helpers. File names are arbitrary bytes; they are written as
- * JSON strings with every control character escaped, valid UTF-8 kept as is
- * and each byte of invalid UTF-8 written as \u00XX (its Latin-1 reading), so
- * the output is always valid JSON.
+ * JSON strings with every control character escaped (\n, \t, \r, \", \\,
+ * else \u00XX), valid UTF-8 kept as is and each byte 0xXX of invalid UTF-8
+ * written as \udcXX: a lone low surrogate, which no character is, so two
+ * different names never give the same string (Python reads it back with
+ * errors="surrogateescape"; libtestfs's reader, lib/json_in.c, too).
  */
 #ifndef TESTFS_JSON_H
 #define TESTFS_JSON_H

@@ -17,6 +17,7 @@
 
 #include "../common/clock.h"
 #include "../common/mountinfo.h"
+#include "../common/text.h"
 #include "../core/testfs.h"
 #include "../slow/rules.h"
 #include "../store/backing.h"
@@ -65,19 +66,19 @@ static int add_backing(struct testfs *t, struct options *o)
 	}
 	err = backing_scan(&t->files, o->backing, &r, why, sizeof(why));
 	if (err == -ENOMEM || err == -EMFILE || err == -ENFILE) {
-		fprintf(stderr, "testfs: --backing '%s': %s\n", o->backing,
-			why);
+		fprintf(stderr, "testfs: --backing '%s': %s\n", esc(o->backing),
+			esc(why));
 		return EXIT_RUNTIME;
 	}
 	if (err) {
-		fprintf(stderr, "testfs: --backing '%s': %s\n", o->backing,
-			why);
+		fprintf(stderr, "testfs: --backing '%s': %s\n", esc(o->backing),
+			esc(why));
 		return EXIT_USAGE;
 	}
 	if (r.skipped)
 		fprintf(stderr,
 			"testfs: warning: --backing '%s': skipped %llu entr%s (only regular files and directories are served): %s\n",
-			o->backing, (unsigned long long)r.skipped,
+			esc(o->backing), (unsigned long long)r.skipped,
 			r.skipped == 1 ? "y" : "ies", r.skipped_names);
 	abs = realpath(o->backing, NULL);
 	if (abs) {
@@ -108,7 +109,7 @@ static int build_files(struct testfs *t, struct options *o)
 		}
 		if (err) {
 			fprintf(stderr, "testfs: --file '%s': %s\n",
-				o->files[i].name, why);
+				esc(o->files[i].name), why);
 			return EXIT_USAGE;
 		}
 	}
@@ -142,26 +143,26 @@ static int resolve_paths(struct testfs *t, struct options *o)
 
 	t->mountpoint = realpath(o->mountpoint, NULL);
 	if (!t->mountpoint) {
-		fprintf(stderr, "testfs: mountpoint '%s': %s\n", o->mountpoint,
-			strerror(errno));
+		fprintf(stderr, "testfs: mountpoint '%s': %s\n",
+			esc(o->mountpoint), strerror(errno));
 		return EXIT_RUNTIME;
 	}
 	if (stat(t->mountpoint, &st) != 0 || !S_ISDIR(st.st_mode)) {
 		fprintf(stderr, "testfs: mountpoint '%s': not a directory\n",
-			o->mountpoint);
+			esc(o->mountpoint));
 		return EXIT_RUNTIME;
 	}
 	if (mountinfo_is_testfs(t->mountpoint)) {
 		fprintf(stderr,
 			"testfs: mountpoint '%s': already a testfs mount (unmount it first: fusermount3 -u %s)\n",
-			o->mountpoint, t->mountpoint);
+			esc(o->mountpoint), esc(t->mountpoint));
 		return EXIT_RUNTIME;
 	}
 	if (o->log_path && o->log_path[0] != '/') {
 		if (!getcwd(cwd, sizeof(cwd)) ||
 		    asprintf(&abs, "%s/%s", cwd, o->log_path) < 0) {
 			fprintf(stderr, "testfs: --log '%s': cannot resolve\n",
-				o->log_path);
+				esc(o->log_path));
 			return EXIT_RUNTIME;
 		}
 		free(o->log_path);
@@ -176,7 +177,7 @@ static int resolve_paths(struct testfs *t, struct options *o)
  */
 static int open_log(const struct options *o, int *fd)
 {
-	char why[256];
+	char why[2048];
 
 	*fd = -1;
 	if (!o->log_path)
@@ -184,7 +185,7 @@ static int open_log(const struct options *o, int *fd)
 	*fd = log_writer_open(o->log_path, why, sizeof(why));
 	if (*fd >= 0)
 		return EXIT_OK;
-	fprintf(stderr, "testfs: --log '%s': %s\n", o->log_path, why);
+	fprintf(stderr, "testfs: --log '%s': %s\n", esc(o->log_path), why);
 	/* A refusal is bad input; a failing open (no such directory, a
 	 * read-only file system) is a runtime failure, as before. */
 	return *fd == -ELOOP || *fd == -EINVAL || *fd == -EPERM ? EXIT_USAGE
@@ -260,7 +261,7 @@ int main(int argc, char **argv)
 
 	options_init(&o);
 	if (options_parse(&o, argc, argv, err, sizeof(err)) != 0) {
-		fprintf(stderr, "testfs: %s\nTry 'testfs --help'.\n", err);
+		fprintf(stderr, "testfs: %s\nTry 'testfs --help'.\n", esc(err));
 		options_free(&o);
 		return EXIT_USAGE;
 	}

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../common/mountinfo.h"
+#include "../common/text.h"
 
 /* The fd the guard keeps its end of the socket on. */
 #define GUARD_FD 3
@@ -199,7 +200,7 @@ guard_main(int fd, const char *mnt, bool keep_stderr)
 	gone = !still_ours(mnt, dev);
 	fprintf(stderr,
 		"testfs: the daemon (pid %d) ended without unmounting %s: %s\n",
-		(int)daemon, mnt,
+		(int)daemon, esc(mnt),
 		gone ? "the mount guard removed the mount"
 		     : "the mount guard could not remove it (umount -l)");
 	_exit(gone ? 0 : 1);

@@ -94,8 +94,9 @@ static const struct opt_desc opt_table[] = {
 	  "whole lines, a loss line for the records it missed, and clear/mark "
 	  "fail: testfs-log(5)). A new file is created "
 	  "with mode 0600; an existing one must be a regular file of the "
-	  "caller (it is truncated); a symbolic link, a FIFO, a device or "
-	  "another user's file is refused" },
+	  "caller (it is truncated); a symbolic link (PATH itself or any "
+	  "directory in it), a FIFO, a device or another user's file is "
+	  "refused" },
 	{ "log-capacity", 0, OPT_LOG_CAPACITY, true, true, SEC_LOG, "N",
 	  "records kept in memory (16..2^30, rounded up to a power of two; "
 	  "default 1048576, 144 bytes each, paid for as used, up to N x 144 "

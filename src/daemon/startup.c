@@ -10,7 +10,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* Messages on the pipe are lines: "W text", "R text" or "F status text". */
+#include "../common/text.h"
+
+/*
+ * Messages on the pipe are lines: "W text", "R text" or "F status text".
+ * Every text is escaped (text.h) when it is made: names in it come from
+ * users and disk, and a newline in one must neither start a line of its
+ * own on the pipe or stderr nor an escape sequence reach the terminal.
+ */
+#define TEXT_MAX 1024
 static int report_fd = -1;
 static bool done;
 /* The status startup_fail() was given; 0 if it was not called. */
@@ -18,7 +26,7 @@ static int failed_status;
 
 static void send_line(char kind, int status, const char *text)
 {
-	char buf[2048];
+	char buf[4 * TEXT_MAX + 32];
 	int n;
 
 	if (report_fd < 0) {
@@ -56,7 +64,7 @@ static void detach_stdio(void)
 /* The parent: relays the child's messages and takes its verdict. */
 static int parent_wait(int fd, pid_t child)
 {
-	char line[2048];
+	char line[4 * TEXT_MAX + 32];
 	int status = 1, wstatus;
 	FILE *f = fdopen(fd, "r");
 
@@ -133,13 +141,22 @@ static bool after_startup(bool print, const char *prefix, const char *text)
 	return done;
 }
 
+/* @fmt and @ap formatted, then escaped into @text (4 x TEXT_MAX). */
+static void format_text(char *text, const char *fmt, va_list ap)
+{
+	char raw[TEXT_MAX];
+
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	text_escape(text, 4 * TEXT_MAX, raw, strlen(raw));
+}
+
 void startup_warn(const char *fmt, ...)
 {
-	char text[1024];
+	char text[4 * TEXT_MAX];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(text, sizeof(text), fmt, ap);
+	format_text(text, fmt, ap);
 	va_end(ap);
 	if (!after_startup(report_fd < 0, "warning: ", text))
 		send_line('W', 0, text);
@@ -147,10 +164,14 @@ void startup_warn(const char *fmt, ...)
 
 void startup_ready(const char *line)
 {
+	char text[4 * TEXT_MAX];
+
 	if (done)
 		return;
 	done = true;
-	send_line('R', 0, line);
+	if (line)
+		text_escape(text, sizeof(text), line, strlen(line));
+	send_line('R', 0, line ? text : NULL);
 	if (report_fd >= 0) {
 		close(report_fd);
 		report_fd = -1;
@@ -162,11 +183,11 @@ void startup_ready(const char *line)
 
 void startup_fail(int status, const char *fmt, ...)
 {
-	char text[1024];
+	char text[4 * TEXT_MAX];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(text, sizeof(text), fmt, ap);
+	format_text(text, fmt, ap);
 	va_end(ap);
 	/* Not once the parent has exited (-2): it told how start-up ended. */
 	if (after_startup(report_fd == -1, "", text))

@@ -4,7 +4,9 @@
  * before anything else runs; the parent waits until the child says the
  * mount is ready, or why it failed, prints that and exits with the child's
  * verdict, so `testfs ... MNT && client` never races the mount. In the
- * foreground the same messages go straight to stderr.
+ * foreground the same messages go straight to stderr. Every message is
+ * escaped (text.h: control characters, invalid UTF-8, backslashes), so
+ * callers pass names raw and never escape them themselves.
  */
 #ifndef TESTFS_STARTUP_H
 #define TESTFS_STARTUP_H

@@ -105,6 +105,24 @@ static void restore_handlers(void)
 	sigaction(WAKE_SIGNAL, &st.saved_wake, NULL);
 }
 
+/*
+ * A background job of a non-interactive shell ("testfs ... &" in a
+ * script) starts with SIGINT ignored, and libfuse leaves an ignored
+ * signal alone: testfs would then ignore SIGINT for good. SIGINT and
+ * SIGTERM always stop testfs; an ignored SIGHUP (nohup) stays ignored.
+ */
+static void unignore_stop_signals(void)
+{
+	static const int always[] = { SIGINT, SIGTERM };
+	struct sigaction old;
+	size_t i;
+
+	for (i = 0; i < sizeof(always) / sizeof(always[0]); i++)
+		if (sigaction(always[i], NULL, &old) == 0 &&
+		    old.sa_handler == SIG_IGN)
+			signal(always[i], SIG_DFL);
+}
+
 int stop_signals_install(struct testfs *t)
 {
 	struct sigaction sa, old;
@@ -115,6 +133,7 @@ int stop_signals_install(struct testfs *t)
 	st.efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (st.efd < 0)
 		return -errno;
+	unignore_stop_signals();
 	if (fuse_set_signal_handlers(t->se) != 0) {
 		close(st.efd);
 		st.efd = -1;
@@ -130,8 +149,8 @@ int stop_signals_install(struct testfs *t)
 		sigaddset(&sa.sa_mask, stop_sigs[i]);
 	sa.sa_handler = on_stop_signal;
 	for (i = 0; i < NSTOP; i++) {
-		/* libfuse leaves a signal the caller ignores alone; so do we.
-		 */
+		/* libfuse leaves an ignored signal alone (only SIGHUP can
+		 * be one here); so do we. */
 		if (sigaction(stop_sigs[i], NULL, &old) != 0 ||
 		    old.sa_handler == SIG_DFL || old.sa_handler == SIG_IGN)
 			continue;

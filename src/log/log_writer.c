@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -14,7 +15,9 @@
 #include <unistd.h>
 
 #include "../common/array.h"
+#include "../common/path_walk.h"
 #include "../common/strbuf.h"
+#include "../common/text.h"
 #include "../common/thread.h"
 #include "log_json.h"
 
@@ -275,34 +278,54 @@ static void *writer_main(void *arg)
 /*
  * The log is written with the daemon's privileges, often root's, to a path
  * another user may control (a planted link in /tmp): never follow a link,
- * never open a device or a FIFO (O_NONBLOCK: a FIFO without a reader fails
- * instead of blocking), and never truncate a file somebody else owns.
+ * neither as the last component nor as a directory on the way (the path is
+ * walked one directory at a time, path_walk.h), never open a device or a
+ * FIFO (O_NONBLOCK: a FIFO without a reader fails instead of blocking),
+ * and never truncate a file somebody else owns.
  */
 int log_writer_open(const char *path, char *why, size_t whylen)
 {
 	struct stat before, st;
+	char link[PATH_MAX];
+	const char *leaf;
+	size_t bad_len;
 	bool existed;
-	int fd, err;
+	int dirfd, fd, err;
 
-	existed = lstat(path, &before) == 0;
+	dirfd = path_open_dir_nofollow(path, &leaf, &bad_len);
+	if (dirfd == -ELOOP) {
+		snprintf(link, sizeof(link), "%.*s", (int)bad_len, path);
+		snprintf(
+			why, whylen,
+			"refused: '%s' is a symbolic link (testfs follows no link anywhere in its log's path; name the directory it points to)",
+			esc(link));
+		return -ELOOP;
+	}
+	if (dirfd < 0) {
+		snprintf(why, whylen, "%s", strerror(-dirfd));
+		return dirfd;
+	}
+	existed = fstatat(dirfd, leaf, &before, AT_SYMLINK_NOFOLLOW) == 0;
 	if (existed && S_ISLNK(before.st_mode))
 		goto refuse_link;
 	if (existed && !S_ISREG(before.st_mode))
 		goto refuse_type;
-	fd = open(path,
-		  O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_NONBLOCK |
-			  O_NOCTTY | O_CLOEXEC,
-		  0600);
+	fd = openat(dirfd, leaf,
+		    O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_NONBLOCK |
+			    O_NOCTTY | O_CLOEXEC,
+		    0600);
 	if (fd < 0) {
 		err = errno;
 		if (err == ELOOP)
 			goto refuse_link;
 		if (err == ENXIO || err == EISDIR)
 			goto refuse_type;
+		close(dirfd);
 		snprintf(why, whylen, "%s", strerror(err));
 		return -err;
 	}
-	/* Whatever the path named at lstat() time, judge what was opened. */
+	close(dirfd);
+	/* Whatever the path named at fstatat() time, judge what was opened. */
 	if (fstat(fd, &st) != 0) {
 		err = errno;
 		close(fd);
@@ -311,7 +334,7 @@ int log_writer_open(const char *path, char *why, size_t whylen)
 	}
 	if (!S_ISREG(st.st_mode)) {
 		close(fd);
-		goto refuse_type;
+		goto refuse_type_closed;
 	}
 	if (st.st_uid != getuid()) {
 		close(fd);
@@ -329,11 +352,14 @@ int log_writer_open(const char *path, char *why, size_t whylen)
 	}
 	return fd;
 refuse_link:
+	close(dirfd);
 	snprintf(
 		why, whylen,
 		"refused: a symbolic link (testfs does not follow links for its log)");
 	return -ELOOP;
 refuse_type:
+	close(dirfd);
+refuse_type_closed:
 	snprintf(
 		why, whylen,
 		"refused: not a regular file (a new file is created with mode 0600, an existing regular file of the caller is truncated)");

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The rule set: the default model, the rules in order, one mutex, and the
- * decision for each read. rule_spec.c parses the specs.
+ * decision for each read. rule_spec.c parses the specs; rule_index.c finds
+ * the first match of each list without a walk over it.
  */
 #include "rules_i.h"
 
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "../common/json.h"
+#include "rule_index.h"
 #include "units.h"
 
 struct rule_set {
@@ -24,6 +26,11 @@ struct rule_set {
 	struct pause_rule *pauses;
 	size_t npause, pause_cap;
 	uint64_t injected;
+	/* Each list's index (rule_index.h), and room for the error rules a
+	 * decision switches off while it looks for one that fires. */
+	struct rule_index lat_ix, err_ix, pause_ix;
+	struct rule_hit *err_off;
+	size_t err_off_cap;
 };
 
 int rules_new(struct rule_set **out)
@@ -57,6 +64,9 @@ void rules_free(struct rule_set *rs)
 	if (!rs)
 		return;
 	free_rules(rs->lat, rs->nlat, rs->errs, rs->nerr);
+	rule_index_clear(&rs->lat_ix);
+	rule_index_clear(&rs->err_ix);
+	free(rs->err_off);
 	rules_resume(rs);
 	latency_free(rs->def);
 	pthread_mutex_destroy(&rs->lock);
@@ -96,6 +106,14 @@ static int grow(void **arr, size_t n, size_t *cap, size_t size)
 	return 0;
 }
 
+/* Indexes rule @n of a list with target @t (under the lock). */
+static int index_target(struct rule_index *ix, const struct rule_target *t,
+			size_t n)
+{
+	return rule_index_add(ix, t->file, t->has_pages ? t->first : 0,
+			      t->has_pages ? t->last : UINT64_MAX, n);
+}
+
 int rules_add_latency(struct rule_set *rs, const char *spec, char *err,
 		      size_t errlen)
 {
@@ -107,6 +125,8 @@ int rules_add_latency(struct rule_set *rs, const char *spec, char *err,
 		goto out_free;
 	pthread_mutex_lock(&rs->lock);
 	ret = grow((void **)&rs->lat, rs->nlat, &rs->lat_cap, sizeof(r));
+	if (!ret)
+		ret = index_target(&rs->lat_ix, &r.target, rs->nlat);
 	if (!ret)
 		rs->lat[rs->nlat++] = r;
 	pthread_mutex_unlock(&rs->lock);
@@ -131,6 +151,11 @@ int rules_add_error(struct rule_set *rs, const char *spec, char *err,
 	pthread_mutex_lock(&rs->lock);
 	ret = grow((void **)&rs->errs, rs->nerr, &rs->err_cap, sizeof(r));
 	if (!ret)
+		ret = grow((void **)&rs->err_off, rs->nerr, &rs->err_off_cap,
+			   sizeof(*rs->err_off));
+	if (!ret)
+		ret = index_target(&rs->err_ix, &r.target, rs->nerr);
+	if (!ret)
 		rs->errs[rs->nerr++] = r;
 	pthread_mutex_unlock(&rs->lock);
 	if (!ret)
@@ -153,6 +178,8 @@ int rules_add_pause(struct rule_set *rs, const char *spec, char *err,
 	pthread_mutex_lock(&rs->lock);
 	ret = grow((void **)&rs->pauses, rs->npause, &rs->pause_cap, sizeof(r));
 	if (!ret)
+		ret = index_target(&rs->pause_ix, &r.target, rs->npause);
+	if (!ret)
 		rs->pauses[rs->npause++] = r;
 	pthread_mutex_unlock(&rs->lock);
 	if (!ret)
@@ -172,6 +199,7 @@ size_t rules_resume(struct rule_set *rs)
 	n = rs->npause;
 	rs->pauses = NULL;
 	rs->npause = rs->pause_cap = 0;
+	rule_index_clear(&rs->pause_ix);
 	pthread_mutex_unlock(&rs->lock);
 	for (i = 0; i < n; i++)
 		rule_target_free(&p[i].target);
@@ -193,17 +221,11 @@ void rules_clear(struct rule_set *rs)
 	rs->lat = NULL;
 	rs->errs = NULL;
 	rs->nlat = rs->lat_cap = rs->nerr = rs->err_cap = 0;
+	rule_index_clear(&rs->lat_ix);
+	rule_index_clear(&rs->err_ix);
 	pthread_mutex_unlock(&rs->lock);
 	/* Models are freed outside the lock: the read path need not wait. */
 	free_rules(lat, nlat, errs, nerr);
-}
-
-static bool target_matches(const struct rule_target *t, const char *file,
-			   uint64_t first, uint64_t last)
-{
-	if (t->file && (!file || strcmp(t->file, file) != 0))
-		return false;
-	return !t->has_pages || (first <= t->last && last >= t->first);
 }
 
 static bool error_fires(struct error_rule *r)
@@ -219,12 +241,46 @@ static bool error_fires(struct error_rule *r)
 	return true;
 }
 
+/*
+ * The first matching error rule that fires, in rule order: each match
+ * that does not fire is switched off until the decision is made, one
+ * whose times= are used up for good.
+ */
+static void decide_error(struct rule_set *rs, const char *file, uint64_t first,
+			 uint64_t last, struct rule_verdict *v)
+{
+	struct rule_hit hit;
+	struct error_rule *r;
+	size_t noff = 0;
+	bool fired;
+
+	while (rule_index_first(&rs->err_ix, file, first, last, &hit)) {
+		r = &rs->errs[hit.rule];
+		fired = error_fires(r);
+		if (r->limited && !r->times_left)
+			rule_index_drop(&rs->err_ix, &hit);
+		if (fired) {
+			r->hits++;
+			rs->injected++;
+			v->err = r->err;
+			v->error_rule = (int)hit.rule;
+			break;
+		}
+		if (!r->limited) {
+			rule_index_switch(&rs->err_ix, &hit, false);
+			rs->err_off[noff++] = hit;
+		}
+	}
+	while (noff)
+		rule_index_switch(&rs->err_ix, &rs->err_off[--noff], true);
+}
+
 void rules_decide(struct rule_set *rs, const char *file, uint64_t off,
 		  uint64_t len, uint64_t now_ns, struct rule_verdict *v)
 {
 	uint64_t first = off >> RULE_PAGE_SHIFT, last;
 	struct latency_model *model;
-	size_t i;
+	struct rule_hit hit;
 
 	/* The last byte, saturated: a read may not wrap around 2^64. */
 	last = len ? off + (len - 1 > UINT64_MAX - off ? UINT64_MAX - off
@@ -239,34 +295,17 @@ void rules_decide(struct rule_set *rs, const char *file, uint64_t off,
 
 	pthread_mutex_lock(&rs->lock);
 	model = rs->def;
-	for (i = 0; i < rs->nlat; i++) {
-		if (target_matches(&rs->lat[i].target, file, first, last)) {
-			rs->lat[i].hits++;
-			model = rs->lat[i].model;
-			v->latency_rule = (int)i;
-			break;
-		}
+	if (rule_index_first(&rs->lat_ix, file, first, last, &hit)) {
+		rs->lat[hit.rule].hits++;
+		model = rs->lat[hit.rule].model;
+		v->latency_rule = (int)hit.rule;
 	}
 	v->delay_ns = latency_delay(model, now_ns, off, len);
-	for (i = 0; i < rs->nerr; i++) {
-		struct error_rule *r = &rs->errs[i];
-
-		if (target_matches(&r->target, file, first, last) &&
-		    error_fires(r)) {
-			r->hits++;
-			rs->injected++;
-			v->err = r->err;
-			v->error_rule = (int)i;
-			break;
-		}
-	}
-	for (i = 0; i < rs->npause; i++) {
-		if (target_matches(&rs->pauses[i].target, file, first, last)) {
-			rs->pauses[i].hits++;
-			v->hold = true;
-			v->hold_ns = rs->pauses[i].hold_ns;
-			break;
-		}
+	decide_error(rs, file, first, last, v);
+	if (rule_index_first(&rs->pause_ix, file, first, last, &hit)) {
+		rs->pauses[hit.rule].hits++;
+		v->hold = true;
+		v->hold_ns = rs->pauses[hit.rule].hold_ns;
 	}
 	pthread_mutex_unlock(&rs->lock);
 }

@@ -21,6 +21,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "../common/text.h"
+
 /* Largest read served (FUSE_MAX_MAX_PAGES pages of 4 KiB). */
 #define BACKING_READ_MAX (256u * 4096u)
 /*
@@ -51,8 +53,9 @@ static void note_skipped(struct backing_scan *r, const char *path,
 	r->skipped++;
 	if (room <= 5)
 		return;
+	/* Printed on stderr: escaped here (text.h), once. */
 	n = snprintf(r->skipped_names + len, room, "%s%s (%s)", len ? ", " : "",
-		     path, what);
+		     esc(path), what);
 	/* Cut at the end: say so rather than end mid-name. */
 	if (n < 0 || (size_t)n >= room)
 		strcpy(r->skipped_names + sizeof(r->skipped_names) - 5, "...");
