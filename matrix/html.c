@@ -17,6 +17,7 @@
 #include "jsonv.h"
 #include "parse.h"
 #include "matrix.h"
+#include "outfile.h"
 #include "report.h"
 #include "strbuf.h"
 
@@ -160,7 +161,7 @@ int matrix_html(const struct matrix *m, const struct run *runs, size_t n,
 	if (fclose(f) && !err)
 		err = -ENOMEM;
 	if (!err)
-		err = write_atomic(path, page, len);
+		err = outfile_write(path, page, len);
 out:
 	if (err)
 		fprintf(stderr, "testfs-matrix: --html %s: %s\n", path,

@@ -16,6 +16,7 @@
 
 #include "capture.h"
 #include "lab.h"
+#include "outfile.h"
 
 /*
  * Debian 12's kernel image packages (the unsigned ones: the same kernel
@@ -541,38 +542,6 @@ void kernel_prepare(struct kernel *k, const char *spec)
 			 "is missing");
 }
 
-int write_atomic(const char *path, const char *data, size_t len)
-{
-	char tmp[PATH_MAX];
-	int fd, err = 0;
-	size_t off = 0;
-
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
-	while (off < len) {
-		ssize_t n = write(fd, data + off, len - off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			err = n < 0 ? -errno : -EIO;
-			break;
-		}
-		off += (size_t)n;
-	}
-	if (!err && fsync(fd))
-		err = -errno;
-	if (close(fd) && !err)
-		err = -errno;
-	if (!err && rename(tmp, path))
-		err = -errno;
-	if (err)
-		unlink(tmp);
-	return err;
-}
-
 void kernel_save_caps(const struct kernel *k, const char *json, size_t len)
 {
 	char dir[PATH_MAX - 32], p[PATH_MAX];
@@ -580,7 +549,7 @@ void kernel_save_caps(const struct kernel *k, const char *json, size_t len)
 	if (k->host || !cached(k->name, dir, sizeof(dir)))
 		return;
 	snprintf(p, sizeof(p), "%s/caps.json", dir);
-	write_atomic(p, json, len);
+	outfile_write(p, json, len);
 }
 
 static void list_one(const char *root, const char *name)

@@ -177,11 +177,17 @@ int htmlrep_add_snapshot(struct htmlrep *r, const struct testfs_log *log);
 /**
  * Writes the page to @f.
  *
- * @return 0, or -EIO (write error), -ENOMEM.
+ * @return 0, or the write's negative errno (-EIO if it gave none),
+ *	   -ENOMEM.
  */
 int htmlrep_write(const struct htmlrep *r, FILE *f);
 
-/** Writes the page to @path (created or truncated). */
+/**
+ * Writes the page to @path as outfile.h says: a regular file (or none)
+ * is replaced whole, a link is followed, a FIFO or device written into.
+ *
+ * @return 0 or a negative errno (ENOSPC, EISDIR, ...).
+ */
 int htmlrep_write_file(const struct htmlrep *r, const char *path);
 
 /**

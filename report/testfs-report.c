@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "parse.h"
@@ -237,6 +238,15 @@ static int parse_args(struct args *a, int argc, char **argv)
 	return -1;
 }
 
+/* Whether @a and @b name the same file (through links, say). */
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 &&
+	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 /* LOG with its extension (if any) replaced by .html. */
 static char *default_output(const char *log)
 {
@@ -316,7 +326,7 @@ int main(int argc, char **argv)
 	} else {
 		out = a.output ? strdup(a.output) : default_output(a.log);
 		/* Never overwrite the log with its own picture. */
-		if (out && strcmp(out, a.log) == 0) {
+		if (out && (strcmp(out, a.log) == 0 || same_file(out, a.log))) {
 			fprintf(stderr,
 				"testfs-report: the page would replace "
 				"the log %s; give -o FILE\n",
