@@ -81,6 +81,32 @@ cp "$tmp/ok.jsonl" "$tmp/self.html"
 expect 2 "would replace the log" "$report" "$tmp/self.html"
 expect 1 "$tmp/nodir/x.html" "$report" -o "$tmp/nodir/x.html" "$tmp/ok.jsonl"
 
+# Output files (src/common/outfile.h): a FIFO is written into and stays a
+# FIFO, a link is followed and stays, a full device (a scratch node of
+# /dev/full, never the real one) is an error that names the cause.
+mkfifo "$tmp/fifo"
+timeout 60 cat "$tmp/fifo" >"$tmp/fifo.out" &
+reader=$!
+expect 0 'wrote' "$report" -o "$tmp/fifo" "$tmp/ok.jsonl"
+wait "$reader" || fail "the FIFO's reader got no end of file"
+[ -p "$tmp/fifo" ] || fail "-o FIFO replaced the FIFO"
+grep -q '^<!DOCTYPE html>' "$tmp/fifo.out" || fail "-o FIFO: no page in it"
+ln -s target.html "$tmp/link.html"
+expect 0 'wrote' "$report" -o "$tmp/link.html" "$tmp/ok.jsonl"
+[ -L "$tmp/link.html" ] || fail "-o LINK replaced the link"
+grep -q '^<!DOCTYPE html>' "$tmp/target.html" || fail "-o LINK: no page"
+ln -s ok.jsonl "$tmp/log-link"
+expect 2 "would replace the log" "$report" -o "$tmp/log-link" "$tmp/ok.jsonl"
+[ -L "$tmp/log-link" ] && grep -q '"seq":1' "$tmp/ok.jsonl" ||
+	fail "-o LINK-TO-THE-LOG replaced the log"
+if mknod "$tmp/full" c 1 7 2>/dev/null; then
+	expect 1 "$tmp/full: No space left on device" "$report" \
+		-o "$tmp/full" "$tmp/ok.jsonl"
+	[ -c "$tmp/full" ] || fail "-o DEVICE replaced the device"
+else
+	echo "(no scratch /dev/full node: mknod needs root)" >&2
+fi
+
 if [ -n "$scenario" ]; then
 	expect 2 "--html: expected a FILE" "$scenario" run vma-boundary --html
 	expect 2 "--html $tmp/nodir/x.html: No such file" "$scenario" run \

@@ -94,9 +94,9 @@ static int open_tmp(struct outfile *o, const struct stat *old)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	for (i = 0; i < 100 && fd < 0; i++) {
-		int n = snprintf(o->tmp, sizeof(o->tmp), "%.*s.%.200s.%d.%lx.tmp",
-				 dirlen, o->path, o->path + dirlen,
-				 (int)getpid(),
+		int n = snprintf(o->tmp, sizeof(o->tmp),
+				 "%.*s.%.200s.%d.%lx.tmp", dirlen, o->path,
+				 o->path + dirlen, (int)getpid(),
 				 (unsigned long)ts.tv_nsec + i * 7919ul);
 
 		if (n < 0 || (size_t)n >= sizeof(o->tmp))
