@@ -131,6 +131,63 @@ Test(matrix_cli, usage_errors_exit_2)
 	}
 }
 
+/*
+ * A --kernel PATH that is no kernel says what it is: a device or a FIFO
+ * is not a regular file, a folder without bzImage names the bzImage it
+ * looked for (and, in a kernel build tree, the one to give). Each is a
+ * usage error, before any run.
+ */
+Test(matrix_cli, kernel_paths_say_what_is_wrong)
+{
+	char fifo[128], empty[128], tree[160], img[200], want[3][600];
+	const char *specs[] = { "/dev/zero", fifo, empty, tree };
+	const char *wants[] = { "/dev/zero: not a regular file but a character "
+				"device",
+				want[0], want[1], want[2] };
+	const char *cp[] = { "/bin/cp", "/etc/passwd", img, NULL };
+	const char *md[] = { "/bin/mkdir", "-p", img, NULL };
+	char *out;
+	unsigned i;
+
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	snprintf(want[0], sizeof(want[0]), "%s: not a regular file but a FIFO",
+		 fifo);
+	snprintf(empty, sizeof(empty), "%s/empty", dir);
+	cr_assert_eq(mkdir(empty, 0755), 0);
+	snprintf(want[1], sizeof(want[1]),
+		 "%s: a folder without bzImage (looked for %s/bzImage: No "
+		 "such file or directory",
+		 empty, empty);
+	/* A build tree: its image is arch/x86/boot/bzImage. */
+	snprintf(tree, sizeof(tree), "%s/linux", dir);
+	snprintf(img, sizeof(img), "%s/arch/x86/boot", tree);
+	cr_assert_eq(harness_run(md, &out, 10), 0, "%s", out);
+	free(out);
+	snprintf(img, sizeof(img), "%s/arch/x86/boot/bzImage", tree);
+	cr_assert_eq(harness_run(cp, &out, 10), 0, "%s", out);
+	free(out);
+	snprintf(want[2], sizeof(want[2]),
+		 "a folder without bzImage (looked for %s/bzImage: No such "
+		 "file or directory; a kernel folder holds bzImage and, "
+		 "optionally, config, release and "
+		 "modules/kernel/fs/fuse/fuse.ko); a kernel build tree: give "
+		 "%s",
+		 tree, img);
+	for (i = 0; i < 4; i++) {
+		const char *args[] = { "--kernel", specs[i], "scenario",
+				       "vma-boundary", NULL };
+
+		cr_expect_eq(run(args, &out, 30), 2, "%s: %s", specs[i], out);
+		cr_expect(strstr(out, wants[i]), "no '%s' in: %s", wants[i],
+			  out);
+		cr_expect(!strstr(out, "no such file or folder") &&
+				  !strstr(out, "not an x86 kernel image"),
+			  "%s", out);
+		free(out);
+	}
+}
+
 /* Runs `scenario vma-boundary` on @spec, which cannot run; its reason. */
 static void expect_skipped(const char *spec, const char *reason,
 			   const char *path_env)
