@@ -4,8 +4,10 @@
  * MOUNT/.testfs/log): one flat JSON object per line, a read, a mark, an
  * access record or a "lost" notice. Keys this reader does not know are
  * skipped, so logs of newer daemons still load; a line that is not a
- * flat JSON object, or lacks a key its kind needs, is an error naming
- * the file and line.
+ * flat JSON object, lacks a key its kind needs, or holds a record that
+ * cannot be (model.c's checks: no pages, pages past any file's end, an
+ * access ending before it starts ...) is an error naming the file and
+ * line.
  */
 #include "report.h"
 
@@ -456,7 +458,13 @@ static int fail(char *why, size_t whylen, int err, const char *fmt, ...)
 	return err;
 }
 
-int htmlrep_load_jsonl(struct htmlrep *r, const char *path, char *why,
+/*
+ * The longest line read: a read record is some 500 bytes plus its file
+ * name, at most PATH_MAX bytes written as \u escapes of 6 bytes each.
+ */
+#define MAX_LINE (1u << 20)
+
+int htmlrep_read_jsonl(struct htmlrep *r, FILE *f, const char *name, char *why,
 		       size_t whylen)
 {
 	struct object *obj;
@@ -465,31 +473,31 @@ int htmlrep_load_jsonl(struct htmlrep *r, const char *path, char *why,
 	size_t cap = 0, lineno = 0, records = 0;
 	const char *bad;
 	ssize_t len;
-	FILE *f;
 	int err = 0;
 
-	f = fopen(path, "r");
-	if (!f)
-		return fail(why, whylen, -errno, "%s: %s", path,
-			    strerror(errno));
 	obj = malloc(sizeof(*obj));
-	if (!obj) {
-		fclose(f);
-		return fail(why, whylen, -ENOMEM, "%s: out of memory", path);
-	}
+	if (!obj)
+		return fail(why, whylen, -ENOMEM, "%s: out of memory", name);
 	while ((len = getline(&line, &cap, f)) >= 0) {
 		lineno++;
+		if ((size_t)len > MAX_LINE) {
+			err = fail(why, whylen, -EPROTO,
+				   "%s:%zu: a line of %zd bytes: not a testfs "
+				   "log (its lines are under %u)",
+				   name, lineno, len, MAX_LINE);
+			break;
+		}
 		if ((size_t)len != strlen(line)) {
 			err = fail(why, whylen, -EPROTO,
 				   "%s:%zu: a NUL byte: not a JSON Lines log",
-				   path, lineno);
+				   name, lineno);
 			break;
 		}
 		if (*skip_ws(line) == '\0')
 			continue;
 		bad = parse_object(line, obj);
 		if (bad) {
-			err = fail(why, whylen, -EPROTO, "%s:%zu: %s", path,
+			err = fail(why, whylen, -EPROTO, "%s:%zu: %s", name,
 				   lineno, bad);
 			break;
 		}
@@ -498,27 +506,40 @@ int htmlrep_load_jsonl(struct htmlrep *r, const char *path, char *why,
 		l.why[0] = '\0';
 		err = load_object(&l);
 		if (err == -EPROTO) {
-			err = fail(why, whylen, err, "%s:%zu: %s", path, lineno,
+			err = fail(why, whylen, err, "%s:%zu: %s", name, lineno,
 				   l.why);
 			break;
 		}
 		if (err) {
-			err = fail(why, whylen, err, "%s:%zu: %s", path, lineno,
+			err = fail(why, whylen, err, "%s:%zu: %s", name, lineno,
 				   strerror(-err));
 			break;
 		}
 		records++;
 	}
 	if (!err && ferror(f))
-		err = fail(why, whylen, -EIO, "%s: read error", path);
+		err = fail(why, whylen, -EIO, "%s: read error", name);
 	if (!err && records == 0)
 		err = fail(
 			why, whylen, -ENODATA,
 			"%s: no log record in it (an empty log: was anything "
 			"read from the mount before it was saved?)",
-			path);
+			name);
 	free(line);
 	free(obj);
+	return err;
+}
+
+int htmlrep_load_jsonl(struct htmlrep *r, const char *path, char *why,
+		       size_t whylen)
+{
+	FILE *f = fopen(path, "r");
+	int err;
+
+	if (!f)
+		return fail(why, whylen, -errno, "%s: %s", path,
+			    strerror(errno));
+	err = htmlrep_read_jsonl(r, f, path, why, whylen);
 	fclose(f);
 	return err;
 }

@@ -207,6 +207,13 @@ size_t htmlrep_window_count(const struct htmlrep *r);
 int htmlrep_load_jsonl(struct htmlrep *r, const char *path, char *why,
 		       size_t whylen);
 
+/**
+ * The same from the open stream @f (read to its end, not closed), named
+ * @name in the messages. A line over 1 MiB is -EPROTO.
+ */
+int htmlrep_read_jsonl(struct htmlrep *r, FILE *f, const char *name, char *why,
+		       size_t whylen);
+
 struct testfs_log;
 
 /**
