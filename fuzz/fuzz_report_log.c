@@ -24,8 +24,8 @@
 #define KNOWN_PAGES 1024
 
 /* Reads @size bytes of @data as a log; the message in @why. */
-static int load(struct htmlrep *r, const uint8_t *data, size_t size,
-		char *why, size_t whylen)
+static int load(struct htmlrep *r, const uint8_t *data, size_t size, char *why,
+		size_t whylen)
 {
 	FILE *f;
 	int err;
