@@ -160,6 +160,30 @@ Test(outfile, a_chain_of_links_to_a_missing_file_creates_it)
 	cr_assert_str_eq(slurp(at("made")), "x");
 }
 
+/* As fs.protected_symlinks=1: whatever this machine's setting. */
+Test(outfile, another_users_link_in_a_sticky_folder_is_not_followed)
+{
+	put(at("victim"), "kept\n");
+	cr_assert_eq(mkdir(at("tmp"), 0777), 0);
+	cr_assert_eq(chmod(at("tmp"), 01777), 0);
+	cr_assert_eq(symlink("../victim", at("tmp/out")), 0);
+	if (geteuid() != 0)
+		cr_skip_test("root is needed to give the link away");
+	cr_assert_eq(lchown(at("tmp/out"), 65534, 65534), 0);
+	cr_expect_eq(outfile_write(at("tmp/out"), "x", 1), -EACCES);
+	cr_expect_eq(outfile_check(at("tmp/out")), -EACCES);
+	cr_expect_str_eq(slurp(at("victim")), "kept\n");
+	cr_expect_eq(kind(at("tmp/out")), S_IFLNK);
+	/* Our own link there, or theirs in a folder that is not sticky. */
+	cr_assert_eq(lchown(at("tmp/out"), 0, 0), 0);
+	cr_expect_eq(outfile_write(at("tmp/out"), "ours\n", 5), 0);
+	cr_expect_str_eq(slurp(at("victim")), "ours\n");
+	cr_assert_eq(chmod(at("tmp"), 0777), 0);
+	cr_assert_eq(lchown(at("tmp/out"), 65534, 65534), 0);
+	cr_expect_eq(outfile_write(at("tmp/out"), "x\n", 2), 0);
+	cr_expect_str_eq(slurp(at("victim")), "x\n");
+}
+
 Test(outfile, bad_targets_are_refused)
 {
 	cr_assert_eq(symlink("loop", at("loop")), 0);

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -14,6 +15,34 @@
 
 /* The kernel's limit on links followed in one lookup (path_resolution(7)). */
 #define MAX_LINKS 40
+
+/*
+ * Whether the link @path (its lstat in @st) may be followed: not one in
+ * a sticky folder anyone may write to (/tmp) that neither we nor the
+ * folder's owner own, which fs.protected_symlinks=1 refuses too. Root
+ * writing --json /tmp/x.json must not land where another user points.
+ */
+static bool link_is_safe(const char *path, const struct stat *st)
+{
+	char dir[PATH_MAX];
+	struct stat d;
+	char *slash;
+
+	if (st->st_uid == geteuid())
+		return true;
+	strcpy(dir, path);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		strcpy(dir, ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	if (stat(dir, &d))
+		return false;
+	return !(d.st_mode & S_ISVTX) || !(d.st_mode & S_IWOTH) ||
+	       d.st_uid == st->st_uid;
+}
 
 /*
  * Follows @path through symbolic links into @out; @st is what is there,
@@ -44,6 +73,8 @@ static int resolve(const char *path, char *out, size_t len, struct stat *st)
 		}
 		if (!S_ISLNK(st->st_mode))
 			return S_ISDIR(st->st_mode) ? -EISDIR : 0;
+		if (!link_is_safe(out, st))
+			return -EACCES;
 		n = readlink(out, link, sizeof(link) - 1);
 		if (n < 0)
 			return -errno;

@@ -10,7 +10,9 @@
  *   was there keeps its permission bits, and its owner where the
  *   writer may give it);
  * - a symbolic link: followed, and these rules apply to what it points
- *   to; the link stays;
+ *   to; the link stays. Not a link someone else owns in a sticky folder
+ *   anyone may write to, like /tmp (EACCES, as fs.protected_symlinks=1
+ *   says, whatever the machine's setting);
  * - a FIFO, a character or block device: written into, never replaced
  *   (the data is what the user sent there);
  * - a folder: EISDIR; a socket: ENXIO (as open(2) says).
