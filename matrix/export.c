@@ -13,6 +13,32 @@
 #include <unistd.h>
 
 #include "matrix.h"
+#include "outfile.h"
+
+/* Copies the archive built at @src to the user's @out (outfile.h). */
+static int copy_out(const char *src, const char *out)
+{
+	char buf[1 << 16];
+	struct outfile o;
+	size_t n;
+	FILE *in = fopen(src, "r");
+	int err;
+
+	if (!in)
+		return -errno;
+	err = outfile_open(&o, out);
+	if (err) {
+		fclose(in);
+		return err;
+	}
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (fwrite(buf, 1, n, o.f) != n)
+			break;
+	if (ferror(in) && !o.err)
+		o.err = -EIO;
+	fclose(in);
+	return outfile_close(&o);
+}
 
 int cmd_image(struct matrix *m, const char *const *specs, size_t nspec)
 {
@@ -60,18 +86,21 @@ int cmd_image(struct matrix *m, const char *const *specs, size_t nspec)
 		return 1;
 	}
 	snprintf(m->base, sizeof(m->base), "%s/base.cpio", m->workdir);
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", out, (int)getpid());
+	/* Built in the work folder (removed on a signal), then copied. */
+	snprintf(tmp, sizeof(tmp), "%s/guest.cpio", m->workdir);
 	err = image_build_base(&m->bins, strcmp(m->argv[0], "suite") == 0,
 			       m->base, why, sizeof(why));
 	if (!err)
 		err = image_for_kernel(m->base, &k, m->argv, tmp, why,
 				       sizeof(why));
-	if (!err && rename(tmp, out)) {
-		err = -errno;
-		snprintf(why, sizeof(why), "%s: %s", out, strerror(errno));
+	if (!err) {
+		err = copy_out(tmp, out);
+		if (err)
+			snprintf(why, sizeof(why), "%s: %s", out,
+				 strerror(-err));
 	}
+	unlink(tmp);
 	if (err) {
-		unlink(tmp);
 		fprintf(stderr, "testfs-matrix: image: %s\n", why);
 	} else {
 		printf("%s: initramfs for '%s'%s%s; boot it with\n"

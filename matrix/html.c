@@ -17,6 +17,7 @@
 #include "jsonv.h"
 #include "parse.h"
 #include "matrix.h"
+#include "outfile.h"
 #include "report.h"
 #include "strbuf.h"
 
@@ -40,30 +41,30 @@ int html_check_command(int argc, char **argv)
 static char *touch_data(const struct matrix *m, const struct run *r, char *why,
 			size_t whylen)
 {
-	char path[] = "/tmp/testfs-matrix.log.XXXXXX";
 	uint64_t first = 0, count = 0;
 	struct htmlrep h;
 	char *data = NULL;
 	const char *perr;
-	int fd, i, prot = PROT_READ, err;
-	size_t len = strlen(r->log);
+	int i, prot = PROT_READ, err;
+	FILE *log;
 
 	parse_uint(m->argv[1], 0, UINT64_MAX, &first, &perr);
 	parse_uint(m->argv[2], 0, UINT64_MAX, &count, &perr);
 	for (i = 3; i < m->argc; i++)
 		if (strcmp(m->argv[i], "--exec") == 0)
 			prot |= PROT_EXEC;
-	fd = mkstemp(path);
-	if (fd < 0) {
-		snprintf(why, whylen, "%s: %s", path, strerror(errno));
-		return NULL;
-	}
-	err = write(fd, r->log, len) == (ssize_t)len ? 0 : -EIO;
-	close(fd);
 	htmlrep_init(&h);
-	if (!err)
-		err = htmlrep_load_jsonl(&h, path, why, whylen);
-	unlink(path);
+	/* fmemopen() may refuse 0 bytes: an empty log is said here. */
+	log = *r->log ? fmemopen(r->log, strlen(r->log), "r") : NULL;
+	if (log) {
+		err = htmlrep_read_jsonl(&h, log, "the guest's log", why,
+					 whylen);
+		fclose(log);
+	} else {
+		err = *r->log ? -errno : -ENODATA;
+		snprintf(why, whylen, "the guest's log: %s",
+			 *r->log ? strerror(-err) : "empty");
+	}
 	if (!err && htmlrep_file(&h, TOUCH_FILE, TOUCH_PAGES) < 0)
 		err = -ENOMEM;
 	if (!err && count)
@@ -160,7 +161,7 @@ int matrix_html(const struct matrix *m, const struct run *runs, size_t n,
 	if (fclose(f) && !err)
 		err = -ENOMEM;
 	if (!err)
-		err = write_atomic(path, page, len);
+		err = outfile_write(path, page, len);
 out:
 	if (err)
 		fprintf(stderr, "testfs-matrix: --html %s: %s\n", path,

@@ -16,6 +16,7 @@
 
 #include "capture.h"
 #include "lab.h"
+#include "outfile.h"
 
 /*
  * Debian 12's kernel image packages (the unsigned ones: the same kernel
@@ -95,18 +96,71 @@ static int debian_index(const char *spec)
 	return -1;
 }
 
+/* What a file that is neither a regular file nor a folder is. */
+static const char *file_kind(mode_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFCHR:
+		return "a character device";
+	case S_IFBLK:
+		return "a block device";
+	case S_IFIFO:
+		return "a FIFO";
+	case S_IFSOCK:
+		return "a socket";
+	}
+	return "a special file";
+}
+
+/*
+ * A PATH SPEC: an image, or a folder laid out like a cache entry
+ * (from_dir()). Says what is wrong with it, and where it looked.
+ */
+static int check_path(const char *spec, char *why, size_t whylen)
+{
+	char img[PATH_MAX], tree[PATH_MAX];
+	struct stat st;
+
+	if (stat(spec, &st)) {
+		snprintf(why, whylen,
+			 "%s: %s (give a bzImage, or a folder holding one)",
+			 spec,
+			 errno == ENOENT ? "no such file or folder"
+					 : strerror(errno));
+		return -EINVAL;
+	}
+	if (S_ISREG(st.st_mode))
+		return 0;
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(why, whylen,
+			 "%s: not a regular file but %s (give a bzImage, or a "
+			 "folder holding one)",
+			 spec, file_kind(st.st_mode));
+		return -EINVAL;
+	}
+	snprintf(img, sizeof(img), "%s/bzImage", spec);
+	if (is_file(img))
+		return 0;
+	snprintf(tree, sizeof(tree), "%s/arch/x86/boot/bzImage", spec);
+	snprintf(why, whylen,
+		 "%s: a folder without bzImage (looked for %s: %s; a kernel "
+		 "folder holds bzImage and, optionally, config, release and "
+		 "modules/kernel/fs/fuse/fuse.ko)%s%s",
+		 spec, img,
+		 stat(img, &st) ? strerror(errno) : "not a regular file",
+		 is_file(tree) ? "; a kernel build tree: give " : "",
+		 is_file(tree) ? tree : "");
+	return -EINVAL;
+}
+
 int kernel_check_spec(const char *spec, char *why, size_t whylen)
 {
 	char name[256], dir[PATH_MAX];
 
 	if (strcmp(spec, "host") == 0 || debian_index(spec) >= 0)
 		return 0;
-	if (strchr(spec, '/') || spec[0] == '.') {
-		if (is_file(spec) || is_dir(spec))
-			return 0;
-		snprintf(why, whylen, "%s: no such file or folder", spec);
-		return -EINVAL;
-	}
+	if (strchr(spec, '/') || spec[0] == '.')
+		return check_path(spec, why, whylen);
 	spec_to_name(spec, name, sizeof(name));
 	if (!strchr(spec, '/') && cached(name, dir, sizeof(dir)))
 		return 0;
@@ -524,9 +578,24 @@ void kernel_prepare(struct kernel *k, const char *spec)
 	if (k->skip[0])
 		return;
 	if (!bzimage_release(k->image, rel, sizeof(rel))) {
-		snprintf(k->skip, sizeof(k->skip),
-			 "%s is not an x86 kernel image (no bzImage header)",
-			 k->image);
+		struct stat st;
+
+		if (stat(k->image, &st))
+			snprintf(k->skip, sizeof(k->skip), "%s: %s", k->image,
+				 strerror(errno));
+		else if (!S_ISREG(st.st_mode))
+			snprintf(k->skip, sizeof(k->skip),
+				 "%s: not a regular file but %s", k->image,
+				 S_ISDIR(st.st_mode) ? "a folder"
+						     : file_kind(st.st_mode));
+		else if (access(k->image, R_OK))
+			snprintf(k->skip, sizeof(k->skip), "%s: %s", k->image,
+				 strerror(errno));
+		else
+			snprintf(k->skip, sizeof(k->skip),
+				 "%s is not an x86 kernel image (no bzImage "
+				 "header)",
+				 k->image);
 		return;
 	}
 	if (!k->release[0])
@@ -541,38 +610,6 @@ void kernel_prepare(struct kernel *k, const char *spec)
 			 "is missing");
 }
 
-int write_atomic(const char *path, const char *data, size_t len)
-{
-	char tmp[PATH_MAX];
-	int fd, err = 0;
-	size_t off = 0;
-
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
-	while (off < len) {
-		ssize_t n = write(fd, data + off, len - off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			err = n < 0 ? -errno : -EIO;
-			break;
-		}
-		off += (size_t)n;
-	}
-	if (!err && fsync(fd))
-		err = -errno;
-	if (close(fd) && !err)
-		err = -errno;
-	if (!err && rename(tmp, path))
-		err = -errno;
-	if (err)
-		unlink(tmp);
-	return err;
-}
-
 void kernel_save_caps(const struct kernel *k, const char *json, size_t len)
 {
 	char dir[PATH_MAX - 32], p[PATH_MAX];
@@ -580,7 +617,7 @@ void kernel_save_caps(const struct kernel *k, const char *json, size_t len)
 	if (k->host || !cached(k->name, dir, sizeof(dir)))
 		return;
 	snprintf(p, sizeof(p), "%s/caps.json", dir);
-	write_atomic(p, json, len);
+	outfile_write(p, json, len);
 }
 
 static void list_one(const char *root, const char *name)

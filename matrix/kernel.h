@@ -60,7 +60,4 @@ bool config_has(const char *config, const char *opt);
 /* Records what a run found the kernel to support (its caps JSON). */
 void kernel_save_caps(const struct kernel *k, const char *json, size_t len);
 
-/* Writes @len bytes to @path through a temporary file and rename(). */
-int write_atomic(const char *path, const char *data, size_t len);
-
 #endif

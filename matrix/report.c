@@ -11,6 +11,7 @@
 #include "strbuf.h"
 #include "jsonv.h"
 #include "matrix.h"
+#include "outfile.h"
 
 #include <errno.h>
 
@@ -396,7 +397,7 @@ void print_table(const struct matrix *m, const struct run *runs, size_t n)
 
 static int write_out(const char *path, const char *text, const char *what)
 {
-	int err = write_atomic(path, text, strlen(text));
+	int err = outfile_write(path, text, strlen(text));
 
 	if (err)
 		fprintf(stderr, "testfs-matrix: %s %s: %s\n", what, path,

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "outfile.h"
 #include "strbuf.h"
 
 /* Generated from page.css and page-*.js (embed.c). */
@@ -261,8 +262,9 @@ static int page_tail(struct strbuf *sb, const char *run, FILE *f)
 		strbuf_free(sb);
 		return -ENOMEM;
 	}
+	errno = 0;
 	if (fwrite(sb->data, 1, sb->len, f) != sb->len || fflush(f))
-		err = -EIO;
+		err = errno ? -errno : -EIO;
 	strbuf_free(sb);
 	return err;
 }
@@ -313,13 +315,14 @@ int htmlrep_write_matrix(FILE *f, const char *title, const char *subtitle,
 
 int htmlrep_write_file(const struct htmlrep *r, const char *path)
 {
-	FILE *f = fopen(path, "w");
-	int err;
+	struct outfile o;
+	int err = outfile_open(&o, path);
 
-	if (!f)
-		return -errno;
-	err = htmlrep_write(r, f);
-	if (fclose(f) && !err)
-		err = -EIO;
-	return err;
+	if (err)
+		return err;
+	err = htmlrep_write(r, o.f);
+	/* Not renamed over @path, nor flushed into a FIFO, when cut short. */
+	if (err && !o.err)
+		o.err = err;
+	return outfile_close(&o);
 }

@@ -4,13 +4,17 @@
  * MOUNT/.testfs/log): one flat JSON object per line, a read, a mark, an
  * access record or a "lost" notice. Keys this reader does not know are
  * skipped, so logs of newer daemons still load; a line that is not a
- * flat JSON object, or lacks a key its kind needs, is an error naming
- * the file and line.
+ * flat JSON object, lacks a key its kind needs, or holds a record that
+ * cannot be (model.c's checks: no pages, pages past any file's end, an
+ * access ending before it starts ...) is an error naming the file and
+ * line.
  */
 #include "report.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,47 +217,107 @@ static const struct member *find(const struct object *o, const char *key)
 struct loader {
 	struct htmlrep *r;
 	const struct object *o;
-	const char *missing;
+	/* What is wrong with the record; "" while nothing is. */
+	char why[256];
 };
 
-/* A required unsigned number; records the key if it is missing. */
-static uint64_t need_u(struct loader *l, const char *key)
+static void refuse(struct loader *l, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Keeps the first reason a record is refused. */
+static void refuse(struct loader *l, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (l->why[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(l->why, sizeof(l->why), fmt, ap);
+	va_end(ap);
+}
+
+static const char *type_name(enum jtype t)
+{
+	switch (t) {
+	case J_NUM:
+		return "a number";
+	case J_NEG:
+		return "negative";
+	case J_STR:
+		return "a string";
+	case J_TRUE:
+	case J_FALSE:
+		return "a boolean";
+	case J_NULL:
+		break;
+	}
+	return "null";
+}
+
+/*
+ * An unsigned number of at most @max under @key: required (absent is
+ * an error) unless @dflt is given, which absent and, for pages, null
+ * stand for.
+ */
+static uint64_t get_u(struct loader *l, const char *key, uint64_t max,
+		      bool required, bool null_ok, uint64_t dflt)
 {
 	const struct member *m = find(l->o, key);
 
-	if (!m || m->type != J_NUM) {
-		if (!l->missing)
-			l->missing = key;
-		return 0;
+	if (!m || (null_ok && m->type == J_NULL)) {
+		if (!m && required)
+			refuse(l,
+			       "a record without its \"%s\" (an unsigned "
+			       "number)",
+			       key);
+		return dflt;
 	}
-	return m->num;
+	if (m->type != J_NUM)
+		refuse(l, "\"%s\" is %s, not an unsigned number", key,
+		       type_name(m->type));
+	else if (m->num > max)
+		refuse(l, "\"%s\" %" PRIu64 " is more than %" PRIu64, key,
+		       m->num, max);
+	else
+		return m->num;
+	return dflt;
+}
+
+static uint64_t need_u(struct loader *l, const char *key)
+{
+	return get_u(l, key, UINT64_MAX, true, false, 0);
+}
+
+/* An optional 32-bit count: absent is 0. */
+static uint32_t opt_u32(struct loader *l, const char *key)
+{
+	return (uint32_t)get_u(l, key, UINT32_MAX, false, false, 0);
 }
 
 /* An optional page: absent or null is HTMLREP_NO_PAGE. */
-static uint64_t opt_page(const struct object *o, const char *key)
+static uint64_t opt_page(struct loader *l, const char *key)
 {
-	const struct member *m = find(o, key);
-
-	return m && m->type == J_NUM ? m->num : HTMLREP_NO_PAGE;
-}
-
-static uint64_t opt_u(const struct object *o, const char *key)
-{
-	const struct member *m = find(o, key);
-
-	return m && m->type == J_NUM ? m->num : 0;
+	return get_u(l, key, UINT64_MAX, false, true, HTMLREP_NO_PAGE);
 }
 
 static const char *need_s(struct loader *l, const char *key)
 {
 	const struct member *m = find(l->o, key);
 
-	if (!m || m->type != J_STR) {
-		if (!l->missing)
-			l->missing = key;
-		return "";
-	}
-	return m->str;
+	if (!m)
+		refuse(l, "a record without its \"%s\" (a string)", key);
+	else if (m->type != J_STR)
+		refuse(l, "\"%s\" is %s, not a string", key,
+		       type_name(m->type));
+	return m && m->type == J_STR ? m->str : "";
+}
+
+/* A true "key" (false, absent and null are false). */
+static bool opt_true(const struct object *o, const char *key)
+{
+	const struct member *m = find(o, key);
+
+	return m && m->type == J_TRUE;
 }
 
 static int load_read(struct loader *l, const char *file)
@@ -269,40 +333,40 @@ static int load_read(struct loader *l, const char *file)
 	g.pages = need_u(l, "pages");
 	g.t_ns = need_u(l, "t_ns");
 	g.done_ns = need_u(l, "done_ns");
-	g.delay_ns = opt_u(o, "delay_ns");
-	if (l->missing)
-		return -EPROTO;
+	g.delay_ns = get_u(l, "delay_ns", HTMLREP_TIME_LIMIT, false, false, 0);
 	m = find(o, "err");
-	g.err = m && m->type == J_NUM ? (int32_t)m->num : 0;
 	if (m && m->type == J_NEG)
 		g.err = -1;
+	else
+		g.err = (int32_t)get_u(l, "err", INT32_MAX, false, false, 0);
 	m = find(o, "cause");
 	snprintf(g.cause, sizeof(g.cause), "%s",
 		 m && m->type == J_STR ? m->str : "unknown");
-	m = find(o, "direct");
-	if (m && m->type == J_TRUE)
+	if (opt_true(o, "direct"))
 		snprintf(g.cause, sizeof(g.cause), "direct");
-	g.window = (uint32_t)opt_u(o, "window");
-	g.ra_start = opt_page(o, "ra_start");
-	g.ra_size = (uint32_t)opt_u(o, "ra_size");
-	g.ra_async = (uint32_t)opt_u(o, "ra_async");
-	g.marker = opt_page(o, "ra_marker");
-	g.trigger = opt_page(o, "trigger_page");
-	m = find(o, "late");
-	g.late = m && m->type == J_TRUE;
-	/* A read the daemon answered with an error has no pages. */
-	if (!g.pages)
+	g.window = opt_u32(l, "window");
+	g.ra_start = opt_page(l, "ra_start");
+	g.ra_size = opt_u32(l, "ra_size");
+	g.ra_async = opt_u32(l, "ra_async");
+	g.marker = opt_page(l, "ra_marker");
+	g.trigger = opt_page(l, "trigger_page");
+	g.late = opt_true(o, "late");
+	if (l->why[0])
+		return -EPROTO;
+	/* A read the daemon answered with an error need not name pages. */
+	if (!g.pages && g.err)
 		return 0;
 	fi = htmlrep_file(l->r, file, 0);
 	if (fi < 0)
 		return (int)fi;
 	g.file = (size_t)fi;
+	if (htmlrep_check_range(l->r, &g, l->why, sizeof(l->why)))
+		return -EPROTO;
 	return htmlrep_add_range(l->r, &g);
 }
 
 static int load_access(struct loader *l, const char *file, const char *type)
 {
-	const struct object *o = l->o;
 	struct htmlrep_access a;
 	long fi;
 
@@ -311,56 +375,72 @@ static int load_access(struct loader *l, const char *file, const char *type)
 	a.first = need_u(l, "page");
 	a.pages = need_u(l, "pages");
 	a.t_ns = need_u(l, "t_ns");
-	if (l->missing)
+	/* Without an end (one event), it ends where it starts. */
+	a.end_ns = get_u(l, "end_ns", UINT64_MAX, false, false, a.t_ns);
+	a.events = opt_u32(l, "events");
+	a.late = opt_u32(l, "late");
+	if (l->why[0])
 		return -EPROTO;
-	a.end_ns = opt_u(o, "end_ns");
-	if (a.end_ns < a.t_ns)
-		a.end_ns = a.t_ns;
-	a.events = (uint32_t)opt_u(o, "events");
-	a.late = (uint32_t)opt_u(o, "late");
 	snprintf(a.type, sizeof(a.type), "%s", type);
-	if (!a.pages)
-		return 0;
 	fi = htmlrep_file(l->r, file, 0);
 	if (fi < 0)
 		return (int)fi;
 	a.file = (size_t)fi;
+	if (htmlrep_check_access(l->r, &a, l->why, sizeof(l->why)))
+		return -EPROTO;
 	return htmlrep_add_access(l->r, &a);
 }
 
-/* One record into the model; -EPROTO with @what set when it is not one. */
-static int load_object(struct loader *l, const char **what)
+/* A loss line: its count, and its first and last seq agreeing with it. */
+static int load_lost(struct loader *l)
+{
+	uint64_t n = need_u(l, "lost"), first, last;
+
+	first = get_u(l, "first_seq", UINT64_MAX, false, false, 0);
+	last = get_u(l, "last_seq", UINT64_MAX, false, false, 0);
+	if (find(l->o, "first_seq") && find(l->o, "last_seq") &&
+	    last - first + 1 != n)
+		refuse(l,
+		       "\"lost\" %" PRIu64 " but first_seq %" PRIu64
+		       " to last_seq %" PRIu64 " are not that many",
+		       n, first, last);
+	if (n > UINT64_MAX - l->r->lost)
+		refuse(l, "more records lost than a 64-bit count holds");
+	if (l->why[0])
+		return -EPROTO;
+	l->r->lost += n;
+	return 0;
+}
+
+/* One record into the model; -EPROTO with l->why set when it is not one. */
+static int load_object(struct loader *l)
 {
 	const struct member *m;
 	const char *file;
-	int err;
+	uint64_t seq, t_ns;
 
-	if (find(l->o, "lost")) {
-		l->r->lost += need_u(l, "lost");
-		err = l->missing ? -EPROTO : 0;
-	} else if ((m = find(l->o, "mark"))) {
-		uint64_t seq = need_u(l, "seq"), t_ns = need_u(l, "t_ns");
-
-		if (m->type != J_STR && !l->missing)
-			l->missing = "mark";
-		err = l->missing ? -EPROTO
-				 : htmlrep_add_mark(l->r, seq, t_ns, m->str);
-	} else if ((m = find(l->o, "access"))) {
-		file = need_s(l, "file");
-		err = m->type == J_STR ? load_access(l, file, m->str) : -EPROTO;
-		if (m->type != J_STR && !l->missing)
-			l->missing = "access";
-	} else if (find(l->o, "file")) {
-		file = need_s(l, "file");
-		err = l->missing ? -EPROTO : load_read(l, file);
-	} else {
-		*what = "not a testfs log record (no \"file\", \"mark\", "
-			"\"access\" or \"lost\" key)";
-		return -EPROTO;
+	if (find(l->o, "lost"))
+		return load_lost(l);
+	if ((m = find(l->o, "mark"))) {
+		seq = need_u(l, "seq");
+		t_ns = get_u(l, "t_ns", HTMLREP_TIME_LIMIT, true, false, 0);
+		file = need_s(l, "mark");
+		return l->why[0] ? -EPROTO
+				 : htmlrep_add_mark(l->r, seq, t_ns, file);
 	}
-	if (err == -EPROTO && l->missing)
-		*what = "a record without its";
-	return err;
+	if ((m = find(l->o, "access"))) {
+		const char *type = need_s(l, "access");
+
+		file = need_s(l, "file");
+		return l->why[0] ? -EPROTO : load_access(l, file, type);
+	}
+	if (find(l->o, "file")) {
+		file = need_s(l, "file");
+		return l->why[0] ? -EPROTO : load_read(l, file);
+	}
+	refuse(l, "not a testfs log record (no \"file\", \"mark\", "
+		  "\"access\" or \"lost\" key)");
+	return -EPROTO;
 }
 
 static int fail(char *why, size_t whylen, int err, const char *fmt, ...)
@@ -378,75 +458,88 @@ static int fail(char *why, size_t whylen, int err, const char *fmt, ...)
 	return err;
 }
 
-int htmlrep_load_jsonl(struct htmlrep *r, const char *path, char *why,
+/*
+ * The longest line read: a read record is some 500 bytes plus its file
+ * name, at most PATH_MAX bytes written as \u escapes of 6 bytes each.
+ */
+#define MAX_LINE (1u << 20)
+
+int htmlrep_read_jsonl(struct htmlrep *r, FILE *f, const char *name, char *why,
 		       size_t whylen)
 {
 	struct object *obj;
 	struct loader l;
 	char *line = NULL;
 	size_t cap = 0, lineno = 0, records = 0;
-	const char *what, *bad;
+	const char *bad;
 	ssize_t len;
-	FILE *f;
 	int err = 0;
 
-	f = fopen(path, "r");
-	if (!f)
-		return fail(why, whylen, -errno, "%s: %s", path,
-			    strerror(errno));
 	obj = malloc(sizeof(*obj));
-	if (!obj) {
-		fclose(f);
-		return fail(why, whylen, -ENOMEM, "%s: out of memory", path);
-	}
+	if (!obj)
+		return fail(why, whylen, -ENOMEM, "%s: out of memory", name);
 	while ((len = getline(&line, &cap, f)) >= 0) {
 		lineno++;
+		if ((size_t)len > MAX_LINE) {
+			err = fail(why, whylen, -EPROTO,
+				   "%s:%zu: a line of %zd bytes: not a testfs "
+				   "log (its lines are under %u)",
+				   name, lineno, len, MAX_LINE);
+			break;
+		}
 		if ((size_t)len != strlen(line)) {
 			err = fail(why, whylen, -EPROTO,
 				   "%s:%zu: a NUL byte: not a JSON Lines log",
-				   path, lineno);
+				   name, lineno);
 			break;
 		}
 		if (*skip_ws(line) == '\0')
 			continue;
 		bad = parse_object(line, obj);
 		if (bad) {
-			err = fail(why, whylen, -EPROTO, "%s:%zu: %s", path,
+			err = fail(why, whylen, -EPROTO, "%s:%zu: %s", name,
 				   lineno, bad);
 			break;
 		}
 		l.r = r;
 		l.o = obj;
-		l.missing = NULL;
-		what = NULL;
-		err = load_object(&l, &what);
+		l.why[0] = '\0';
+		err = load_object(&l);
 		if (err == -EPROTO) {
-			err = fail(why, whylen, err, "%s:%zu: %s%s%s%s", path,
-				   lineno, what ? what : "bad record",
-				   l.missing ? " \"" : "",
-				   l.missing ? l.missing : "",
-				   l.missing ? "\" (an unsigned number or "
-					       "string)"
-					     : "");
+			err = fail(why, whylen, err, "%s:%zu: %s", name, lineno,
+				   l.why);
 			break;
 		}
 		if (err) {
-			err = fail(why, whylen, err, "%s:%zu: %s", path, lineno,
+			err = fail(why, whylen, err, "%s:%zu: %s", name, lineno,
 				   strerror(-err));
 			break;
 		}
 		records++;
 	}
 	if (!err && ferror(f))
-		err = fail(why, whylen, -EIO, "%s: read error", path);
+		err = fail(why, whylen, -EIO, "%s: read error", name);
 	if (!err && records == 0)
 		err = fail(
 			why, whylen, -ENODATA,
 			"%s: no log record in it (an empty log: was anything "
 			"read from the mount before it was saved?)",
-			path);
+			name);
 	free(line);
 	free(obj);
+	return err;
+}
+
+int htmlrep_load_jsonl(struct htmlrep *r, const char *path, char *why,
+		       size_t whylen)
+{
+	FILE *f = fopen(path, "r");
+	int err;
+
+	if (!f)
+		return fail(why, whylen, -errno, "%s: %s", path,
+			    strerror(errno));
+	err = htmlrep_read_jsonl(r, f, path, why, whylen);
 	fclose(f);
 	return err;
 }

@@ -6,6 +6,9 @@
 #include "report.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -137,9 +140,128 @@ int htmlrep_add_vma(struct htmlrep *r, const char *name, uint64_t first,
 	return 0;
 }
 
+static int refuse(char *why, size_t whylen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int refuse(char *why, size_t whylen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (why && whylen) {
+		va_start(ap, fmt);
+		vsnprintf(why, whylen, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+/* Pages [first, first + pages - 1] of file @file, as a read or access. */
+static int check_pages(const struct htmlrep *r, size_t file, uint64_t first,
+		       uint64_t pages, bool may_pass_eof, char *why,
+		       size_t whylen)
+{
+	const struct htmlrep_file *f = &r->files[file];
+
+	if (!pages)
+		return refuse(why, whylen, "0 pages (\"pages\" is at least 1)");
+	if (first >= HTMLREP_PAGE_LIMIT || pages > HTMLREP_PAGE_LIMIT - first)
+		return refuse(why, whylen,
+			      "page %" PRIu64 " and %" PRIu64
+			      " pages: past page 2^51, the end of any file "
+			      "(2^63 bytes)",
+			      first, pages);
+	if (f->pages && first >= f->pages && !may_pass_eof)
+		return refuse(why, whylen,
+			      "page %" PRIu64 " is past the end of %s (%" PRIu64
+			      " pages)",
+			      first, f->name, f->pages);
+	return 0;
+}
+
+static int check_time(const char *key, uint64_t ns, char *why, size_t whylen)
+{
+	if (ns > HTMLREP_TIME_LIMIT)
+		return refuse(why, whylen,
+			      "\"%s\" %" PRIu64
+			      " is no CLOCK_MONOTONIC time (more than 2^63 ns)",
+			      key, ns);
+	return 0;
+}
+
+static int check_page(const char *key, uint64_t page, char *why, size_t whylen)
+{
+	if (page != HTMLREP_NO_PAGE && page >= HTMLREP_PAGE_LIMIT)
+		return refuse(why, whylen,
+			      "\"%s\" %" PRIu64
+			      ": past page 2^51, the end of any file",
+			      key, page);
+	return 0;
+}
+
+int htmlrep_check_range(const struct htmlrep *r, const struct htmlrep_range *g,
+			char *why, size_t whylen)
+{
+	int err;
+
+	if (g->file >= r->nfiles)
+		return refuse(why, whylen, "no such file");
+	err = check_pages(r, g->file, g->first, g->pages,
+			  strcmp(g->cause, "direct") == 0, why, whylen);
+	if (!err && g->pages > HTMLREP_READ_MAX_PAGES)
+		err = refuse(why, whylen,
+			     "a read of %" PRIu64
+			     " pages (a FUSE read covers at most %llu)",
+			     g->pages, HTMLREP_READ_MAX_PAGES);
+	if (!err)
+		err = check_time("t_ns", g->t_ns, why, whylen);
+	if (!err)
+		err = check_time("done_ns", g->done_ns, why, whylen);
+	if (!err && g->done_ns < g->t_ns)
+		err = refuse(why, whylen,
+			     "answered (done_ns %" PRIu64
+			     ") before it arrived (t_ns %" PRIu64 ")",
+			     g->done_ns, g->t_ns);
+	if (!err && g->ra_start != HTMLREP_NO_PAGE &&
+	    (g->ra_start >= HTMLREP_PAGE_LIMIT ||
+	     g->ra_size > HTMLREP_PAGE_LIMIT - g->ra_start))
+		err = refuse(why, whylen,
+			     "a window of %" PRIu32 " pages at page %" PRIu64
+			     ": past page 2^51, the end of any file",
+			     g->ra_size, g->ra_start);
+	if (!err)
+		err = check_page("ra_marker", g->marker, why, whylen);
+	if (!err)
+		err = check_page("trigger_page", g->trigger, why, whylen);
+	return err;
+}
+
+int htmlrep_check_access(const struct htmlrep *r,
+			 const struct htmlrep_access *a, char *why,
+			 size_t whylen)
+{
+	int err;
+
+	if (a->file >= r->nfiles)
+		return refuse(why, whylen, "no such file");
+	err = check_pages(r, a->file, a->first, a->pages, false, why, whylen);
+	if (!err)
+		err = check_time("t_ns", a->t_ns, why, whylen);
+	if (!err)
+		err = check_time("end_ns", a->end_ns, why, whylen);
+	if (!err && a->end_ns < a->t_ns)
+		err = refuse(why, whylen,
+			     "ends (end_ns %" PRIu64
+			     ") before it starts (t_ns %" PRIu64 ")",
+			     a->end_ns, a->t_ns);
+	if (!err && a->late > a->events)
+		err = refuse(why, whylen, "%" PRIu32 " late events of %" PRIu32,
+			     a->late, a->events);
+	return err;
+}
+
 int htmlrep_add_range(struct htmlrep *r, const struct htmlrep_range *g)
 {
-	if (g->file >= r->nfiles || !g->pages)
+	if (htmlrep_check_range(r, g, NULL, 0))
 		return -EINVAL;
 	if (grow(&r->ranges, r->nranges, sizeof(*r->ranges)))
 		return -ENOMEM;
@@ -149,7 +271,7 @@ int htmlrep_add_range(struct htmlrep *r, const struct htmlrep_range *g)
 
 int htmlrep_add_access(struct htmlrep *r, const struct htmlrep_access *a)
 {
-	if (a->file >= r->nfiles || !a->pages)
+	if (htmlrep_check_access(r, a, NULL, 0))
 		return -EINVAL;
 	if (grow(&r->accesses, r->naccesses, sizeof(*r->accesses)))
 		return -ENOMEM;

@@ -24,6 +24,22 @@
 /* "No page" in the page fields, as in the log. */
 #define HTMLREP_NO_PAGE UINT64_MAX
 
+/*
+ * Pages of any file end before this one: off_t ends at 2^63 bytes, 2^51
+ * pages of 4 KiB (fewer with larger pages). Page numbers below it are
+ * also exact in the page script's numbers (doubles, exact to 2^53).
+ */
+#define HTMLREP_PAGE_LIMIT (1ull << 51)
+
+/*
+ * The most pages one FUSE_READ covers: its length is 32 bits, so an
+ * unaligned read of 2^32 - 1 bytes spans (2^32 - 1) / 4096 + 2 pages.
+ */
+#define HTMLREP_READ_MAX_PAGES ((UINT32_MAX / 4096ull) + 2)
+
+/* CLOCK_MONOTONIC times are signed 64-bit nanoseconds. */
+#define HTMLREP_TIME_LIMIT ((uint64_t)INT64_MAX)
+
 /* A served file. @pages is 0 when the size is unknown (no EOF drawn). */
 struct htmlrep_file {
 	char *name;
@@ -136,8 +152,36 @@ long htmlrep_file(struct htmlrep *r, const char *name, uint64_t pages);
 /** Adds a VMA of file @name. @return 0, -EINVAL (last < first), -ENOMEM. */
 int htmlrep_add_vma(struct htmlrep *r, const char *name, uint64_t first,
 		    uint64_t last, int prot);
-/** Adds a copy of @g (its file index must exist). */
+/**
+ * Whether @g could be a read testfs logged, with what @r knows (the
+ * size of its file, when known): at least one page, all of them below
+ * HTMLREP_PAGE_LIMIT and at most HTMLREP_READ_MAX_PAGES, answered no
+ * earlier than it arrived, times below HTMLREP_TIME_LIMIT, the window,
+ * marker and trigger pages in range, and, but for an O_DIRECT read
+ * (which the kernel may send past the end), starting before the file's
+ * end. A read may end past it: the kernel asks for whole folios.
+ *
+ * @return 0, or -EINVAL with the reason in @why (@whylen bytes; @why may
+ *	   be NULL).
+ */
+int htmlrep_check_range(const struct htmlrep *r, const struct htmlrep_range *g,
+			char *why, size_t whylen);
+/**
+ * The same for an access record: at least one page, all below
+ * HTMLREP_PAGE_LIMIT, starting before the file's end when it is known,
+ * ending no earlier than it started, no more late events than events.
+ */
+int htmlrep_check_access(const struct htmlrep *r,
+			 const struct htmlrep_access *a, char *why,
+			 size_t whylen);
+
+/**
+ * Adds a copy of @g (its file index must exist).
+ *
+ * @return 0, -EINVAL (see htmlrep_check_range()), -ENOMEM.
+ */
 int htmlrep_add_range(struct htmlrep *r, const struct htmlrep_range *g);
+/** Adds a copy of @a; -EINVAL as htmlrep_check_access() says. */
 int htmlrep_add_access(struct htmlrep *r, const struct htmlrep_access *a);
 int htmlrep_add_mark(struct htmlrep *r, uint64_t seq, uint64_t t_ns,
 		     const char *text);
@@ -163,6 +207,13 @@ size_t htmlrep_window_count(const struct htmlrep *r);
 int htmlrep_load_jsonl(struct htmlrep *r, const char *path, char *why,
 		       size_t whylen);
 
+/**
+ * The same from the open stream @f (read to its end, not closed), named
+ * @name in the messages. A line over 1 MiB is -EPROTO.
+ */
+int htmlrep_read_jsonl(struct htmlrep *r, FILE *f, const char *name, char *why,
+		       size_t whylen);
+
 struct testfs_log;
 
 /**
@@ -177,11 +228,17 @@ int htmlrep_add_snapshot(struct htmlrep *r, const struct testfs_log *log);
 /**
  * Writes the page to @f.
  *
- * @return 0, or -EIO (write error), -ENOMEM.
+ * @return 0, or the write's negative errno (-EIO if it gave none),
+ *	   -ENOMEM.
  */
 int htmlrep_write(const struct htmlrep *r, FILE *f);
 
-/** Writes the page to @path (created or truncated). */
+/**
+ * Writes the page to @path as outfile.h says: a regular file (or none)
+ * is replaced whole, a link is followed, a FIFO or device written into.
+ *
+ * @return 0 or a negative errno (ENOSPC, EISDIR, ...).
+ */
 int htmlrep_write_file(const struct htmlrep *r, const char *path);
 
 /**

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "parse.h"
@@ -38,7 +39,8 @@ static void usage(FILE *f)
 	      "  --file NAME:SIZE    the size of file NAME (bytes, K/M/G suffix as\n"
 	      "                      for testfs --file), so the map ends at its EOF;\n"
 	      "                      repeatable. Without it the map ends at the last\n"
-	      "                      page the log names and no EOF is drawn.\n"
+	      "                      page the log names and no EOF is drawn. With\n"
+	      "                      it a record starting past the end is refused.\n"
 	      "  --vma [NAME:]FIRST-LAST[:PROT]\n"
 	      "                      a mapping of pages FIRST..LAST (inclusive) of\n"
 	      "                      NAME, PROT like r--, r-x, rw- (default r--);\n"
@@ -52,8 +54,10 @@ static void usage(FILE *f)
 	      "  testfs-report --file f.bin:12M --vma 1024-2047 /tmp/f.jsonl\n"
 	      "\n"
 	      "Exit status: 0 page written; 1 it could not be written; 2 bad\n"
-	      "arguments or a missing, empty or garbled log (the message names the\n"
-	      "file and line).\n",
+	      "arguments or a missing, empty or garbled log, or a record that\n"
+	      "cannot be (no pages or past 2^51, a read answered before it arrived,\n"
+	      "an access ending before it starts; the message names the file and\n"
+	      "line).\n",
 	      f);
 }
 
@@ -237,6 +241,15 @@ static int parse_args(struct args *a, int argc, char **argv)
 	return -1;
 }
 
+/* Whether @a and @b name the same file (through links, say). */
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 &&
+	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 /* LOG with its extension (if any) replaced by .html. */
 static char *default_output(const char *log)
 {
@@ -254,14 +267,22 @@ static char *default_output(const char *log)
 	return out;
 }
 
-static int apply_args(struct args *a, struct htmlrep *r)
+/* The --file sizes, before the log: its records are checked by them. */
+static int apply_files(struct args *a, struct htmlrep *r)
 {
-	char title[512];
 	size_t i;
 
 	for (i = 0; i < a->nfiles; i++)
 		if (htmlrep_file(r, a->file_names[i], a->file_pages[i]) < 0)
 			return -ENOMEM;
+	return 0;
+}
+
+static int apply_args(struct args *a, struct htmlrep *r)
+{
+	char title[512];
+	size_t i;
+
 	for (i = 0; i < a->nvmas; i++) {
 		const char *name = a->vmas[i].name;
 
@@ -300,7 +321,11 @@ int main(int argc, char **argv)
 	status = parse_args(&a, argc, argv);
 	if (status >= 0)
 		goto out;
-	err = htmlrep_load_jsonl(&r, a.log, why, sizeof(why));
+	err = apply_files(&a, &r);
+	if (!err)
+		err = htmlrep_load_jsonl(&r, a.log, why, sizeof(why));
+	else
+		snprintf(why, sizeof(why), "%s", strerror(-err));
 	if (err) {
 		fprintf(stderr, "testfs-report: %s\n", why);
 		status = err == -ENOMEM ? 1 : 2;
@@ -316,7 +341,7 @@ int main(int argc, char **argv)
 	} else {
 		out = a.output ? strdup(a.output) : default_output(a.log);
 		/* Never overwrite the log with its own picture. */
-		if (out && strcmp(out, a.log) == 0) {
+		if (out && (strcmp(out, a.log) == 0 || same_file(out, a.log))) {
 			fprintf(stderr,
 				"testfs-report: the page would replace "
 				"the log %s; give -o FILE\n",

@@ -12,17 +12,20 @@
 #include <string.h>
 
 #include "../report/report.h"
+#include "outfile.h"
 #include "report_i.h"
 #include "scenario.h"
 
 int html_begin(struct scenario_ctx *ctx, const char *path)
 {
-	/* A path that cannot be written fails now, not after the run. */
-	FILE *f = fopen(path, "w");
+	/*
+	 * A path that cannot be written fails now, not after the run;
+	 * nothing is created yet, and a FIFO's reader sees only the page.
+	 */
+	int err = outfile_check(path);
 
-	if (!f)
-		return -errno;
-	fclose(f);
+	if (err)
+		return err;
 	ctx->html = malloc(sizeof(*ctx->html));
 	if (!ctx->html)
 		return -ENOMEM;

@@ -15,9 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "../matrix/jsonv.h"
+#include "fifo_reader.h"
 #include "mount_harness.h"
 
 static char dir[64];
@@ -129,6 +131,63 @@ Test(matrix_cli, usage_errors_exit_2)
 	}
 }
 
+/*
+ * A --kernel PATH that is no kernel says what it is: a device or a FIFO
+ * is not a regular file, a folder without bzImage names the bzImage it
+ * looked for (and, in a kernel build tree, the one to give). Each is a
+ * usage error, before any run.
+ */
+Test(matrix_cli, kernel_paths_say_what_is_wrong)
+{
+	char fifo[128], empty[128], tree[160], img[200], want[3][600];
+	const char *specs[] = { "/dev/zero", fifo, empty, tree };
+	const char *wants[] = { "/dev/zero: not a regular file but a character "
+				"device",
+				want[0], want[1], want[2] };
+	const char *cp[] = { "/bin/cp", "/etc/passwd", img, NULL };
+	const char *md[] = { "/bin/mkdir", "-p", img, NULL };
+	char *out;
+	unsigned i;
+
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	snprintf(want[0], sizeof(want[0]), "%s: not a regular file but a FIFO",
+		 fifo);
+	snprintf(empty, sizeof(empty), "%s/empty", dir);
+	cr_assert_eq(mkdir(empty, 0755), 0);
+	snprintf(want[1], sizeof(want[1]),
+		 "%s: a folder without bzImage (looked for %s/bzImage: No "
+		 "such file or directory",
+		 empty, empty);
+	/* A build tree: its image is arch/x86/boot/bzImage. */
+	snprintf(tree, sizeof(tree), "%s/linux", dir);
+	snprintf(img, sizeof(img), "%s/arch/x86/boot", tree);
+	cr_assert_eq(harness_run(md, &out, 10), 0, "%s", out);
+	free(out);
+	snprintf(img, sizeof(img), "%s/arch/x86/boot/bzImage", tree);
+	cr_assert_eq(harness_run(cp, &out, 10), 0, "%s", out);
+	free(out);
+	snprintf(want[2], sizeof(want[2]),
+		 "a folder without bzImage (looked for %s/bzImage: No such "
+		 "file or directory; a kernel folder holds bzImage and, "
+		 "optionally, config, release and "
+		 "modules/kernel/fs/fuse/fuse.ko); a kernel build tree: give "
+		 "%s",
+		 tree, img);
+	for (i = 0; i < 4; i++) {
+		const char *args[] = { "--kernel", specs[i], "scenario",
+				       "vma-boundary", NULL };
+
+		cr_expect_eq(run(args, &out, 30), 2, "%s: %s", specs[i], out);
+		cr_expect(strstr(out, wants[i]), "no '%s' in: %s", wants[i],
+			  out);
+		cr_expect(!strstr(out, "no such file or folder") &&
+				  !strstr(out, "not an x86 kernel image"),
+			  "%s", out);
+		free(out);
+	}
+}
+
 /* Runs `scenario vma-boundary` on @spec, which cannot run; its reason. */
 static void expect_skipped(const char *spec, const char *reason,
 			   const char *path_env)
@@ -165,6 +224,137 @@ Test(matrix_cli, a_file_that_is_not_a_kernel_is_skipped)
 	cr_assert_eq(harness_run(cp, &out, 10), 0, "%s", out);
 	free(out);
 	expect_skipped(path, "not an x86 kernel image", NULL);
+}
+
+/*
+ * Output files (src/common/outfile.h). The kernel is a file that is not
+ * one, so its run is skipped and no guest boots; --json, --ktap and
+ * --html are written all the same. What each output starts with:
+ */
+static const char *const out_opts[] = { "--json", "--ktap", "--html" };
+static const char *const out_heads[] = { "{", "KTAP version 1\n",
+					 "<!DOCTYPE html>" };
+
+/* testfs-matrix OPT PATH on a skipped kernel; its status, output in @out. */
+static int run_output(const char *opt, const char *path, char **out)
+{
+	char kernel[128];
+	const char *args[] = { opt,	   path,	   "--kernel", kernel,
+			       "scenario", "vma-boundary", NULL };
+	const char *cp[] = { "/bin/cp", "/etc/passwd", kernel, NULL };
+
+	snprintf(kernel, sizeof(kernel), "%s/notakernel", dir);
+	if (access(kernel, F_OK)) {
+		cr_assert_eq(harness_run(cp, out, 10), 0, "%s", *out);
+		free(*out);
+	}
+	return run(args, out, 60);
+}
+
+static mode_t kind_of(const char *path)
+{
+	struct stat st;
+
+	cr_assert_eq(lstat(path, &st), 0, "%s: %s", path, strerror(errno));
+	return st.st_mode & S_IFMT;
+}
+
+Test(matrix_cli, outputs_into_a_fifo_keep_the_fifo)
+{
+	char path[128], *out, *got;
+	struct fifo_reader *r;
+	size_t len;
+	unsigned i;
+
+	for (i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/fifo%u", dir, i);
+		r = fifo_reader_start(path);
+		cr_assert_not_null(r, "mkfifo: %s", strerror(errno));
+		cr_expect_eq(run_output(out_opts[i], path, &out), 0, "%s: %s",
+			     out_opts[i], out);
+		got = fifo_reader_end(r, &len);
+		cr_expect_eq(kind_of(path), S_IFIFO, "%s replaced the FIFO",
+			     out_opts[i]);
+		cr_expect(strncmp(got, out_heads[i], strlen(out_heads[i])) == 0,
+			  "%s: the FIFO got %zu bytes: %.60s", out_opts[i], len,
+			  got);
+		free(got);
+		free(out);
+	}
+}
+
+Test(matrix_cli, outputs_through_a_symlink_keep_the_link)
+{
+	char link[128], target[128], *out, *text;
+	unsigned i;
+
+	for (i = 0; i < 3; i++) {
+		snprintf(target, sizeof(target), "%s/target%u", dir, i);
+		snprintf(link, sizeof(link), "%s/link%u", dir, i);
+		cr_assert_eq(symlink(target, link), 0);
+		cr_expect_eq(run_output(out_opts[i], link, &out), 0, "%s: %s",
+			     out_opts[i], out);
+		cr_expect_eq(kind_of(link), S_IFLNK, "%s replaced the link",
+			     out_opts[i]);
+		text = harness_read_file(target, NULL);
+		cr_expect(text && strncmp(text, out_heads[i],
+					  strlen(out_heads[i])) == 0,
+			  "%s: the link's target holds %.60s", out_opts[i],
+			  text ? text : "nothing");
+		free(text);
+		free(out);
+	}
+}
+
+/* A scratch node of /dev/full (1, 7): never the real one. */
+Test(matrix_cli, a_full_device_is_an_error_and_stays_a_device)
+{
+	char full[128], want[192], *out;
+	unsigned i;
+
+	snprintf(full, sizeof(full), "%s/full", dir);
+	if (mknod(full, S_IFCHR | 0666, makedev(1, 7)))
+		cr_skip_test("mknod: %s (root is needed)", strerror(errno));
+	for (i = 0; i < 3; i++) {
+		snprintf(want, sizeof(want), "%s %s: No space left on device",
+			 out_opts[i], full);
+		cr_expect_eq(run_output(out_opts[i], full, &out), 1, "%s: %s",
+			     out_opts[i], out);
+		cr_expect(strstr(out, want), "no '%s' in: %s", want, out);
+		cr_expect_eq(kind_of(full), S_IFCHR, "%s replaced the device",
+			     out_opts[i]);
+		free(out);
+	}
+}
+
+/* `image OUT`: the same rules (built in the work folder, copied out). */
+Test(matrix_cli, image_onto_a_link_or_a_full_device)
+{
+	char full[128], link[128], target[128], want[192], *out, *text;
+	const char *a1[] = { "image", link, "scenario", "vma-boundary", NULL };
+	const char *a2[] = { "image", full, "scenario", "vma-boundary", NULL };
+	size_t len = 0;
+
+	if (access("/bin/busybox", X_OK))
+		cr_skip_test("busybox-static missing");
+	snprintf(target, sizeof(target), "%s/guest.cpio", dir);
+	snprintf(link, sizeof(link), "%s/link.cpio", dir);
+	cr_assert_eq(symlink("guest.cpio", link), 0);
+	cr_assert_eq(run(a1, &out, 60), 0, "%s", out);
+	free(out);
+	cr_expect_eq(kind_of(link), S_IFLNK);
+	text = harness_read_file(target, &len);
+	cr_expect(text && len > 1024 && memcmp(text, "070701", 6) == 0);
+	free(text);
+	snprintf(full, sizeof(full), "%s/full", dir);
+	if (mknod(full, S_IFCHR | 0666, makedev(1, 7)))
+		cr_skip_test("mknod: %s (root is needed)", strerror(errno));
+	snprintf(want, sizeof(want), "image: %s: No space left on device",
+		 full);
+	cr_expect_eq(run(a2, &out, 60), 1, "%s", out);
+	cr_expect(strstr(out, want), "no '%s' in: %s", want, out);
+	cr_expect_eq(kind_of(full), S_IFCHR);
+	free(out);
 }
 
 Test(matrix_cli, a_kernel_without_fuse_is_skipped)

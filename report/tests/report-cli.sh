@@ -70,6 +70,60 @@ expect 2 "text.jsonl:1: not a JSON object" "$report" "$tmp/text.jsonl"
 printf '{"seq":1,"hello":2}\n' >"$tmp/other.jsonl"
 expect 2 "other.jsonl:1: not a testfs log record" "$report" \
 	"$tmp/other.jsonl"
+
+# Records that cannot be (exit 2, FILE:LINE: the reason), each on line 2
+# after a good read. 2^51 pages of 4 KiB end any file: off_t ends at 2^63.
+good='{"seq":1,"file":"a.bin","page":0,"pages":4,"t_ns":2000,"done_ns":9000}'
+# bad NAME PATTERN RECORD [OPTIONS...]
+bad() {
+	local name=$1 pattern=$2 record=$3
+	shift 3
+	printf '%s\n%s\n' "$good" "$record" >"$tmp/$name.jsonl"
+	expect 2 "$name.jsonl:2: $pattern" "$report" "$@" "$tmp/$name.jsonl"
+}
+r='"seq":2,"file":"a.bin","t_ns":2000,"done_ns":9000'
+a='"seq":2,"access":"read","file":"a.bin","t_ns":2000,"end_ns":3000'
+bad huge 'page 0 and 18446744073709551615 pages: past page 2^51' \
+	"{$r,\"page\":0,\"pages\":18446744073709551615}"
+bad wrap 'page 18446744073709551615 and 2 pages' \
+	"{$r,\"page\":18446744073709551615,\"pages\":2}"
+bad edge 'page 2251799813685247 and 2 pages' \
+	"{$r,\"page\":2251799813685247,\"pages\":2}"
+bad zero '0 pages' "{$r,\"page\":3,\"pages\":0,\"err\":0}"
+bad long 'a read of 2000000 pages' "{$r,\"page\":3,\"pages\":2000000}"
+bad neg '"page" is negative, not an unsigned number' \
+	"{$r,\"page\":-1,\"pages\":1}"
+bad strpage '"pages" is a string' "{$r,\"page\":1,\"pages\":\"1\"}"
+bad backwards 'answered (done_ns 10) before it arrived (t_ns 20)' \
+	'{"seq":2,"file":"a.bin","page":0,"pages":1,"t_ns":20,"done_ns":10}'
+bad future '"t_ns" 9223372036854775808 is no CLOCK_MONOTONIC time' \
+	'{"seq":2,"file":"a.bin","page":0,"pages":1,"t_ns":9223372036854775808,"done_ns":9223372036854775809}'
+bad window 'a window of 8 pages at page 2251799813685247' \
+	"{$r,\"page\":0,\"pages\":1,\"window\":1,\"ra_start\":2251799813685247,\"ra_size\":8}"
+bad bigwin '"ra_size" 4294967296 is more than 4294967295' \
+	"{$r,\"page\":0,\"pages\":1,\"window\":1,\"ra_start\":0,\"ra_size\":4294967296}"
+bad eof 'page 4 is past the end of a.bin (4 pages)' \
+	"{$r,\"page\":4,\"pages\":1}" --file a.bin:16K
+bad aend 'ends (end_ns 100) before it starts (t_ns 200)' \
+	'{"seq":2,"access":"fault","file":"a.bin","page":0,"pages":1,"t_ns":200,"end_ns":100,"events":1,"late":0}'
+bad azero '0 pages' "{$a,\"page\":0,\"pages\":0}"
+bad ahuge 'page 1 and 18446744073709551615 pages' \
+	"{$a,\"page\":1,\"pages\":18446744073709551615}"
+bad aeof 'page 9 is past the end of a.bin (4 pages)' \
+	"{$a,\"page\":9,\"pages\":1}" --file a.bin:16K
+bad alate '3 late events of 2' "{$a,\"page\":0,\"pages\":1,\"events\":2,\"late\":3}"
+bad lost '"lost" 5 but first_seq 2 to last_seq 3' \
+	'{"lost":5,"first_seq":2,"last_seq":3}'
+printf '%s\n{"lost":18446744073709551615}\n{"lost":1}\n' "$good" \
+	>"$tmp/lostsum.jsonl"
+expect 2 "lostsum.jsonl:3: more records lost" "$report" "$tmp/lostsum.jsonl"
+bad markneg '"t_ns" is negative' '{"seq":2,"mark":"x","t_ns":-5}'
+# What can be: a read ending past the end (the kernel asks for whole
+# folios), an O_DIRECT read past it, a failed read of no pages.
+printf '%s\n{%s,"page":3,"pages":4}\n{%s,"page":64,"pages":1,"direct":true}\n{%s,"page":5,"pages":0,"err":5}\n' \
+	"$good" "$r" "$r" "$r" >"$tmp/edges.jsonl"
+expect 0 'wrote' "$report" --file a.bin:16K "$tmp/edges.jsonl"
+
 expect 2 "no LOG given" "$report"
 expect 2 "unknown option" "$report" --frobnicate "$tmp/ok.jsonl"
 expect 2 "only one LOG" "$report" "$tmp/ok.jsonl" "$tmp/ok.jsonl"
@@ -80,6 +134,32 @@ expect 2 "--file 'a.bin:12Q': unknown size" "$report" --file a.bin:12Q "$tmp/ok.
 cp "$tmp/ok.jsonl" "$tmp/self.html"
 expect 2 "would replace the log" "$report" "$tmp/self.html"
 expect 1 "$tmp/nodir/x.html" "$report" -o "$tmp/nodir/x.html" "$tmp/ok.jsonl"
+
+# Output files (src/common/outfile.h): a FIFO is written into and stays a
+# FIFO, a link is followed and stays, a full device (a scratch node of
+# /dev/full, never the real one) is an error that names the cause.
+mkfifo "$tmp/fifo"
+timeout 60 cat "$tmp/fifo" >"$tmp/fifo.out" &
+reader=$!
+expect 0 'wrote' "$report" -o "$tmp/fifo" "$tmp/ok.jsonl"
+wait "$reader" || fail "the FIFO's reader got no end of file"
+[ -p "$tmp/fifo" ] || fail "-o FIFO replaced the FIFO"
+grep -q '^<!DOCTYPE html>' "$tmp/fifo.out" || fail "-o FIFO: no page in it"
+ln -s target.html "$tmp/link.html"
+expect 0 'wrote' "$report" -o "$tmp/link.html" "$tmp/ok.jsonl"
+[ -L "$tmp/link.html" ] || fail "-o LINK replaced the link"
+grep -q '^<!DOCTYPE html>' "$tmp/target.html" || fail "-o LINK: no page"
+ln -s ok.jsonl "$tmp/log-link"
+expect 2 "would replace the log" "$report" -o "$tmp/log-link" "$tmp/ok.jsonl"
+[ -L "$tmp/log-link" ] && grep -q '"seq":1' "$tmp/ok.jsonl" ||
+	fail "-o LINK-TO-THE-LOG replaced the log"
+if mknod "$tmp/full" c 1 7 2>/dev/null; then
+	expect 1 "$tmp/full: No space left on device" "$report" \
+		-o "$tmp/full" "$tmp/ok.jsonl"
+	[ -c "$tmp/full" ] || fail "-o DEVICE replaced the device"
+else
+	echo "(no scratch /dev/full node: mknod needs root)" >&2
+fi
 
 if [ -n "$scenario" ]; then
 	expect 2 "--html: expected a FILE" "$scenario" run vma-boundary --html
