@@ -41,7 +41,8 @@ static const struct opt_desc opt_table[] = {
 	  "the mount's read_ahead_kb (0..1048576), written to "
 	  "/sys/class/bdi/<dev>/read_ahead_kb after mounting, before any file "
 	  "is opened; needs root (otherwise a warning and the kernel's value, "
-	  "128). Default: kernel" },
+	  "128). Default: kernel. On a running mount: the ctl command "
+	  "'ra-kb N'" },
 	{ "max-pages", 0, OPT_MAX_PAGES, true, true, SEC_KNOBS, "N",
 	  "largest FUSE_READ in pages (1..256; the kernel caps it at "
 	  "/proc/sys/fs/fuse/max_pages_limit). Default 256" },
