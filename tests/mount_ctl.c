@@ -582,3 +582,38 @@ Test(ctl, rejected_writes_count_as_commands)
 	expect_field(stats, "\"ctl_commands\":2,\"ctl_rejected\":2");
 	free(stats);
 }
+
+/* The command names its argument; the message does not say it again. */
+Test(ctl, slow_messages_name_the_spec_once)
+{
+	static const struct {
+		const char *cmd, *error;
+	} cases[] = {
+		{ "latency warp9\n",
+		  "latency 'warp9': unknown model 'warp9' (expected none, "
+		  "fixed:DUR, uniform:MIN-MAX, normal:MEAN,SD, "
+		  "lognormal:MEDIAN,SIGMA, bw:RATE, hdd, sata-ssd, nvme, ufs4 "
+		  "or nfs)\n" },
+		{ "rule latency=1ms,file=big.bin\n",
+		  "rule 'latency=1ms,file=big.bin': latency= must be the last "
+		  "key (its MODEL runs to the end of the spec): write "
+		  "'file=big.bin,latency=1ms'\n" },
+		{ "error errno=EIO,pages=x\n",
+		  "error 'errno=EIO,pages=x': bad pages 'x' (expected a decimal "
+		  "number; expected A-B with A <= B, or one page number)\n" },
+		{ "pause for=2h\n",
+		  "pause 'for=2h': bad for '2h' (expected a number with ns, us, "
+		  "ms or s; for= is above 0 and at most 3600s, e.g. 500ms)\n" },
+	};
+	char *err;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		cr_assert_eq(harness_ctl(&mnt, cases[i].cmd), -EINVAL, "%s",
+			     cases[i].cmd);
+		err = harness_read_file(harness_path(&mnt, ".testfs/error"),
+					NULL);
+		cr_expect_str_eq(err, cases[i].error);
+		free(err);
+	}
+}

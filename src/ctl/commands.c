@@ -230,7 +230,8 @@ static int cmd_slow(struct testfs *t, const char *verb, const char *arg)
 	else
 		err = rules_add_error(t->rules, arg, why, sizeof(why));
 	if (err) {
-		control_set_error(t, "%s '%s': %s", verb, arg, why);
+		control_set_error(t, "%s '%s': %s", verb, arg,
+				  rules_why_detail(why, verb, arg));
 		return err;
 	}
 	atomic_store(&t->slow_active, true);
@@ -252,7 +253,8 @@ static int cmd_pause(struct testfs *t, const char *verb, const char *arg)
 	}
 	err = rules_add_pause(t->rules, arg, why, sizeof(why));
 	if (err) {
-		control_set_error(t, "pause '%s': %s", arg, why);
+		control_set_error(t, "pause '%s': %s", arg,
+				  rules_why_detail(why, "pause", arg));
 		return err;
 	}
 	atomic_store(&t->slow_active, true);
