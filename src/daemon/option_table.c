@@ -19,8 +19,9 @@ static const struct opt_desc opt_table[] = {
 	{ "file", 0, OPT_FILE, true, true, SEC_FILES, "NAME:SIZE[:PATTERN]",
 	  "serve a file (repeatable). NAME is relative to the mount and may "
 	  "contain directories (a/b.bin); no ':' in names. SIZE is bytes "
-	  "with an optional binary suffix K, M, G, T, P, E (1 byte to 2^62 "
-	  "bytes; no memory is spent per byte). PATTERN is"
+	  "with an optional binary suffix K, M, G, T, P, E (KiB and KB "
+	  "mean K too: 64MB is 64 MiB; 1 byte to 2^62 bytes; no memory is "
+	  "spent per byte). PATTERN is"
 	  "\n  stamp          (default) every 4 KiB page starts"
 	  "\n                 with 'testfs page N file NAME', the"
 	  "\n                 rest derives from (name, offset)"
