@@ -480,12 +480,30 @@ Test(ctl, ra_kb_changes_the_running_mount)
 	harness_log_free(&log);
 }
 
+/* A command and the exact .testfs/error it must leave (EINVAL). */
+struct refusal {
+	const char *cmd, *error;
+};
+
+static void expect_refused(const struct refusal *cases, size_t n)
+{
+	char *err;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		cr_assert_eq(harness_ctl(&mnt, cases[i].cmd), -EINVAL, "%s",
+			     cases[i].cmd);
+		err = harness_read_file(harness_path(&mnt, ".testfs/error"),
+					NULL);
+		cr_expect_str_eq(err, cases[i].error);
+		free(err);
+	}
+}
+
 /* A bad N is refused, says why, and changes nothing. */
 Test(ctl, ra_kb_refuses_a_bad_value)
 {
-	static const struct {
-		const char *cmd, *error;
-	} cases[] = {
+	static const struct refusal cases[] = {
 		{ "ra-kb\n",
 		  "ra-kb: missing N (usage: ra-kb N, in KiB, 0 to 1048576)\n" },
 		{ "ra-kb 1048577\n",
@@ -497,17 +515,9 @@ Test(ctl, ra_kb_refuses_a_bad_value)
 		{ "ra-kb 1M\n", "ra-kb '1M': trailing characters after the "
 				"number (expected KiB, 0 to 1048576)\n" },
 	};
-	char *err, *cfg;
-	size_t i;
+	char *cfg;
 
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		cr_assert_eq(harness_ctl(&mnt, cases[i].cmd), -EINVAL, "%s",
-			     cases[i].cmd);
-		err = harness_read_file(harness_path(&mnt, ".testfs/error"),
-					NULL);
-		cr_expect_str_eq(err, cases[i].error);
-		free(err);
-	}
+	expect_refused(cases, sizeof(cases) / sizeof(cases[0]));
 	cfg = harness_read_file(harness_path(&mnt, ".testfs/config"), NULL);
 	expect_field(cfg, "\"ra_kb\":{\"requested\":512,\"effective\":512}");
 	free(cfg);
@@ -586,9 +596,7 @@ Test(ctl, rejected_writes_count_as_commands)
 /* The command names its argument; the message does not say it again. */
 Test(ctl, slow_messages_name_the_spec_once)
 {
-	static const struct {
-		const char *cmd, *error;
-	} cases[] = {
+	static const struct refusal cases[] = {
 		{ "latency warp9\n",
 		  "latency 'warp9': unknown model 'warp9' (expected none, "
 		  "fixed:DUR, uniform:MIN-MAX, normal:MEAN,SD, "
@@ -605,15 +613,5 @@ Test(ctl, slow_messages_name_the_spec_once)
 		  "pause 'for=2h': bad for '2h' (expected a number with ns, us, "
 		  "ms or s; for= is above 0 and at most 3600s, e.g. 500ms)\n" },
 	};
-	char *err;
-	size_t i;
-
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		cr_assert_eq(harness_ctl(&mnt, cases[i].cmd), -EINVAL, "%s",
-			     cases[i].cmd);
-		err = harness_read_file(harness_path(&mnt, ".testfs/error"),
-					NULL);
-		cr_expect_str_eq(err, cases[i].error);
-		free(err);
-	}
+	expect_refused(cases, sizeof(cases) / sizeof(cases[0]));
 }
