@@ -4,6 +4,10 @@
 #   check-coverage.sh options PROGRAM PAGE   every --option of PROGRAM --help
 #   check-coverage.sh names PAGE HEADER...   every testfs_* function or macro
 #                                            the headers declare
+#   check-coverage.sh config-keys PROGRAM PAGE
+#                                            every config file key of PROGRAM
+#                                            --help ("keys: a, b, ...;") in
+#                                            the page's CONFIGURATION FILE
 set -u
 mode=$1
 shift
@@ -42,8 +46,21 @@ names)
 		check "$tmp" "$name"
 	done
 	;;
+config-keys)
+	prog=$1 page=$2
+	# The section only: the keys are words found elsewhere too.
+	page_text "$page" |
+		sed -n '/^\.SH "*CONFIGURATION FILE/,/^\.SH /p' >"$tmp"
+	help=$("$prog" --help) || { echo "$prog --help failed" >&2; exit 1; }
+	keys=$(printf '%s\n' "$help" | tr -s ' \n' '  ' |
+		sed -n 's/.*(keys: \([^;]*\);.*/\1/p' | tr -d ',')
+	[ -n "$keys" ] || { echo "no 'keys: ...;' in $prog --help" >&2; exit 1; }
+	for key in $keys; do
+		check "$tmp" "$key"
+	done
+	;;
 *)
-	echo "usage: check-coverage.sh options PROGRAM PAGE | names PAGE HEADER..." >&2
+	echo "usage: check-coverage.sh options PROGRAM PAGE | names PAGE HEADER... | config-keys PROGRAM PAGE" >&2
 	exit 2
 	;;
 esac

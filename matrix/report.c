@@ -133,6 +133,7 @@ char *json_document(const struct matrix *m, const struct run *runs, size_t n)
 	for (i = 0; i < n; i++) {
 		const struct run *r = &runs[i];
 		struct jv *check;
+		char *ktap;
 
 		strbuf_adds(&sb, i ? ",\n{\"spec\":" : "\n{\"spec\":");
 		json_add_cstring(&sb, r->k.spec);
@@ -158,8 +159,15 @@ char *json_document(const struct matrix *m, const struct run *runs, size_t n)
 		else
 			strbuf_adds(&sb, "null");
 		jv_free(check);
+		/*
+		 * This kernel's KTAP as a whole document, as --ktap would
+		 * write it had this kernel run alone: the subtest, and the
+		 * result line that closes it (a KTAP parser wants both).
+		 */
 		strbuf_adds(&sb, ",\"ktap\":");
-		add_str_or_null(&sb, r->ktap);
+		ktap = r->ktap ? ktap_document(r, 1, m->argv[0]) : NULL;
+		add_str_or_null(&sb, ktap);
+		free(ktap);
 		strbuf_adds(&sb, ",\"console_tail\":");
 		add_str_or_null(&sb, r->console_tail);
 		strbuf_adds(&sb, "}");
@@ -212,14 +220,51 @@ static void show(const struct jv *v, char *buf, size_t len)
 	}
 }
 
+/*
+ * The next line of a cell, from *@off: up to COL characters, cut after
+ * the last whole word that fits (inside a word only when one word is
+ * longer than a column). *@off moves past it and the blanks after it.
+ */
+static void cell_piece(const char *s, size_t *off, char piece[COL + 1])
+{
+	const char *p = s + *off;
+	size_t cut = strlen(p);
+
+	if (cut > COL) {
+		for (cut = COL; cut > 0 && p[cut] != ' '; cut--)
+			;
+		if (!cut)
+			cut = COL;
+	}
+	memcpy(piece, p, cut);
+	piece[cut] = '\0';
+	p += cut;
+	while (*p == ' ')
+		p++;
+	*off = (size_t)(p - s);
+}
+
+/* One row of the table; a cell wider than its column goes on below. */
 static void row(const char *label, char cells[][COL * 4], size_t n, bool mark)
 {
-	size_t i;
+	char piece[COL + 1];
+	size_t off[16] = { 0 }, i;
+	bool more = true, first = true;
 
-	printf("%c %-30.30s", mark ? '*' : ' ', label);
-	for (i = 0; i < n; i++)
-		printf(" %-*.*s", COL, COL, cells[i]);
-	printf("\n");
+	while (more) {
+		more = false;
+		if (first)
+			printf("%c %-30.30s", mark ? '*' : ' ', label);
+		else
+			printf("  %-30s", "");
+		for (i = 0; i < n && i < 16; i++) {
+			cell_piece(cells[i], &off[i], piece);
+			printf(" %-*s", COL, piece);
+			more |= cells[i][off[i]] != '\0';
+		}
+		printf("\n");
+		first = false;
+	}
 }
 
 /* Prints @path's row if its values differ (or always, with @always). */

@@ -15,6 +15,7 @@
 #include "scenario.h"
 #include "parse.h"
 #include "latency.h"
+#include "rules.h"
 
 #define SCENARIO(name) extern const struct scenario name##_scenario;
 #include "list.h"
@@ -312,7 +313,8 @@ static int check_value(const char *scenario, const struct param_def *d,
 			latency_free(m);
 			return 0;
 		}
-		why = why_model;
+		/* "bad value 'X': " names the model: not again. */
+		why = rules_why_detail(why_model, "latency", val);
 		break;
 	case PARAM_PATH:
 		if (!*val ||

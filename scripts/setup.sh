@@ -4,23 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(gcc libc6-dev libfuse3-dev fuse3 liburing-dev libcriterion-dev
-	  meson ninja-build pkg-config man-db groff-base)
-missing=()
-for p in "${packages[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
-		missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-	if [ "$(id -u)" != 0 ]; then
-		echo "setup: missing Debian packages: ${missing[*]}" >&2
-		echo "setup: run as root (or: sudo apt-get install ${missing[*]})" >&2
-		exit 1
-	fi
-	echo "setup: installing ${missing[*]}"
-	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
+# shellcheck source=scripts/packages.sh
+. scripts/packages.sh
+install_missing "build" "${build_packages[@]}" || exit 1
 
 builddir=${BUILDDIR:-build}
 if [ ! -f "$builddir/build.ninja" ]; then

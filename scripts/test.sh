@@ -4,6 +4,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 builddir=${BUILDDIR:-build}
+# What the tests need beyond a build (Chromium, zlib, QEMU, busybox),
+# before the build: meson looks for zlib when it sets up. Without root
+# the tests that need a missing one skip and say why.
+# shellcheck source=scripts/packages.sh
+. scripts/packages.sh
+install_missing "tests" "${test_packages[@]}" ||
+	echo "test: the tests that need them will be skipped" >&2
 bash scripts/setup.sh "$@"
 
 # This run's own $TMPDIR: the tests and libtestfs put their directories

@@ -481,6 +481,35 @@ Test(matrix_cli, host_scenario_json_and_ktap)
 	free(out);
 }
 
+/*
+ * A cell wider than its column (24 characters) goes on below it, cut
+ * between words: the touch's "why" row, "why (kernel tracepoints, N
+ * decisions):", was cut to "why (kernel tracepoints,".
+ */
+Test(matrix_cli, table_wraps_a_long_cell_at_a_word)
+{
+	char json[128], want[256], *out;
+	const char *args[] = { "--json", json,	 "--kernel", "host",
+			       "touch",	 "1024", "1024",     NULL };
+	const char *why, *rest;
+	struct jv *v;
+
+	harness_require_fuse();
+	snprintf(json, sizeof(json), "%s/out.json", dir);
+	cr_assert_eq(run(args, &out, 110), 0, "%s", out);
+	v = read_json(json);
+	why = jv_str(v, "runs.0.result.why");
+	cr_assert_not_null(why, "%s", out);
+	rest = "why (kernel tracepoints, ";
+	cr_assert_eq(strncmp(why, rest, strlen(rest)), 0, "%s", why);
+	/* Label column (2 + 30), one blank, a 24-wide cell, per line. */
+	snprintf(want, sizeof(want), "\n  %-30s %-24s\n  %-30s %-24s\n", "why",
+		 "why (kernel tracepoints,", "", why + strlen(rest));
+	cr_assert_not_null(strstr(out, want), "want:%s\ngot:\n%s", want, out);
+	jv_free(v);
+	free(out);
+}
+
 Test(matrix_cli, image_is_a_newc_initramfs)
 {
 	char img[128], *out, *text;
@@ -688,6 +717,15 @@ Test(matrix_cli, host_suite_ktap_is_well_formed)
 	cr_assert_eq(jv_num(v, "runs.0.result.not_ok", -1), 0);
 	cr_assert_gt(jv_num(v, "runs.0.result.ok", 0), 20);
 	cr_assert_str_eq(jv_str(v, "runs.0.ktap") ? "yes" : "no", "yes");
+	/*
+	 * The JSON's KTAP of one kernel is a whole document too, closed by
+	 * its result line (without it the kernel's kunit_parser.py says
+	 * "missing subtest result line").
+	 */
+	cr_assert_eq(ktap_check(jv_str(v, "runs.0.ktap"), why, sizeof(why)), 1,
+		     "%s\n%s", why, jv_str(v, "runs.0.ktap"));
+	cr_assert(strstr(jv_str(v, "runs.0.ktap"), "\nok 1 host\n"), "%s",
+		  jv_str(v, "runs.0.ktap"));
 	jv_free(v);
 	free(text);
 	free(out);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <stdint.h>
 #include <sys/sysmacros.h>
@@ -220,6 +221,7 @@ Test(ctl, unknown_command_lists_every_command)
 		"clear",	 "drop-cache [NAME]", "mark TEXT",
 		"latency MODEL", "rule SPEC",	      "error SPEC",
 		"rules clear",	 "pause SPEC",	      "resume",
+		"ra-kb N",
 	};
 	const char *usage;
 	size_t i, k, n = 0;
@@ -242,7 +244,7 @@ Test(ctl, unknown_command_lists_every_command)
 		     sizeof(documented) / sizeof(documented[0]));
 	cr_expect_str_eq(
 		err,
-		"unknown command 'frobnicate' (expected clear, drop-cache [NAME], mark TEXT, latency MODEL, rule SPEC, error SPEC, rules clear, pause SPEC or resume)\n");
+		"unknown command 'frobnicate' (expected clear, drop-cache [NAME], mark TEXT, latency MODEL, rule SPEC, error SPEC, rules clear, pause SPEC, resume or ra-kb N)\n");
 	free(err);
 }
 
@@ -564,4 +566,206 @@ Test(ctl, tail_after_a_nul_byte_never_runs)
 	m = marks();
 	cr_assert_str_eq(m, "after\n");
 	free(m);
+}
+
+/* The largest read of @name in @log, in pages. */
+static uint32_t largest_read(const struct tfs_log *log, const char *name)
+{
+	uint64_t ino = harness_ino(harness_path(&mnt, name));
+	uint32_t most = 0;
+	size_t i;
+
+	for (i = 0; i < log->count; i++) {
+		const struct log_record *r = &log->recs[i];
+
+		if (r->kind == LOG_READ && r->read.ino == ino &&
+		    r->read.len / PAGE > most)
+			most = r->read.len / PAGE;
+	}
+	return most;
+}
+
+/* Reads the first @npages pages of @name 4 KiB at a time, as dd bs=4k. */
+static void read_pages_4k(const char *name, size_t npages)
+{
+	char buf[PAGE];
+	int fd = open(harness_path(&mnt, name), O_RDONLY);
+	size_t i;
+
+	cr_assert_geq(fd, 0);
+	for (i = 0; i < npages; i++)
+		cr_assert_eq(read(fd, buf, PAGE), (ssize_t)PAGE);
+	close(fd);
+}
+
+/*
+ * ra-kb changes read_ahead_kb of the running mount: .testfs/config and
+ * the bdi say so, and a file opened after it reads in windows of that
+ * size. The mount starts at 512 KiB with max_pages 64: its largest read
+ * is 64 pages (a 128-page window split by max_pages); at 128 KiB the
+ * window, and so the largest read, is 32 pages (the ramp 4, 8, 16, 32,
+ * 32 ... of 4 KiB reads, docs/tutorial.md experiment 1).
+ */
+Test(ctl, ra_kb_changes_the_running_mount)
+{
+	struct tfs_log log;
+	char path[96], *cfg, *sys;
+	struct stat st;
+
+	read_pages_4k("big.bin", 512);
+	harness_log(&mnt, &log);
+	cr_assert_eq(largest_read(&log, "big.bin"), 64);
+	harness_log_free(&log);
+
+	cr_assert_eq(harness_ctl(&mnt, "drop-cache big.bin\n"), 0);
+	cr_assert_eq(harness_ctl(&mnt, "clear\nra-kb 128\n"), 0);
+	cfg = harness_read_file(harness_path(&mnt, ".testfs/config"), NULL);
+	expect_field(cfg, "\"ra_kb\":{\"requested\":128,\"effective\":128}");
+	free(cfg);
+	cr_assert_eq(stat(mnt.dir, &st), 0);
+	snprintf(path, sizeof(path), "/sys/class/bdi/%u:%u/read_ahead_kb",
+		 major(st.st_dev), minor(st.st_dev));
+	sys = harness_read_file(path, NULL);
+	cr_assert_str_eq(sys, "128\n");
+	free(sys);
+	read_pages_4k("big.bin", 512);
+	harness_log(&mnt, &log);
+	cr_assert_eq(largest_read(&log, "big.bin"), 32);
+	harness_log_free(&log);
+}
+
+/* A command and the exact .testfs/error it must leave (EINVAL). */
+struct refusal {
+	const char *cmd, *error;
+};
+
+static void expect_refused(const struct refusal *cases, size_t n)
+{
+	char *err;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		cr_assert_eq(harness_ctl(&mnt, cases[i].cmd), -EINVAL, "%s",
+			     cases[i].cmd);
+		err = harness_read_file(harness_path(&mnt, ".testfs/error"),
+					NULL);
+		cr_expect_str_eq(err, cases[i].error);
+		free(err);
+	}
+}
+
+/* A bad N is refused, says why, and changes nothing. */
+Test(ctl, ra_kb_refuses_a_bad_value)
+{
+	static const struct refusal cases[] = {
+		{ "ra-kb\n",
+		  "ra-kb: missing N (usage: ra-kb N, in KiB, 0 to 1048576)\n" },
+		{ "ra-kb 1048577\n",
+		  "ra-kb '1048577': value out of range (expected KiB, 0 to "
+		  "1048576)\n" },
+		{ "ra-kb -4\n",
+		  "ra-kb '-4': negative values are not allowed (expected KiB, "
+		  "0 to 1048576)\n" },
+		{ "ra-kb 1M\n", "ra-kb '1M': trailing characters after the "
+				"number (expected KiB, 0 to 1048576)\n" },
+	};
+	char *cfg;
+
+	expect_refused(cases, sizeof(cases) / sizeof(cases[0]));
+	cfg = harness_read_file(harness_path(&mnt, ".testfs/config"), NULL);
+	expect_field(cfg, "\"ra_kb\":{\"requested\":512,\"effective\":512}");
+	free(cfg);
+}
+
+/*
+ * A daemon that is not root cannot write the bdi's read_ahead_kb: the
+ * command fails with EACCES and says why. The daemon, the command and
+ * the unmount run as nobody (a mount without allow_other answers its
+ * owner only).
+ */
+Test(ctl_user, ra_kb_needs_root, .timeout = 60)
+{
+	char dir[] = "/tmp/testfs-test.mount_ctl.XXXXXX", script[1024];
+	char want[256], *out = NULL, *bdi;
+	const char *argv[] = { "/usr/bin/setpriv",
+			       "--reuid=65534",
+			       "--regid=65534",
+			       "--clear-groups",
+			       "/bin/sh",
+			       "-c",
+			       script,
+			       NULL };
+	unsigned maj, min;
+	int status;
+
+	if (geteuid() != 0 || access(argv[0], X_OK) != 0)
+		cr_skip_test("needs root (to become nobody) and setpriv");
+	harness_require_fuse();
+	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_eq(chown(dir, 65534, 65534), 0);
+	snprintf(script, sizeof(script),
+		 "%s --watch-pid $$ --file a.bin:1M %s >%s.out 2>&1 || "
+		 "{ cat %s.out; exit 1; }; cat %s.out; "
+		 "echo 'ra-kb 512' >%s/.testfs/ctl; echo \"status $?\"; "
+		 "cat %s/.testfs/error; fusermount3 -u %s",
+		 harness_bin(), dir, dir, dir, dir, dir, dir, dir);
+	status = harness_run(argv, &out, 40);
+	if (harness_is_mounted(dir))
+		umount2(dir, MNT_DETACH);
+	rmdir(dir);
+	unlink(strcat(strcpy(script, dir), ".out"));
+	cr_assert_eq(status, 0, "%s", out);
+	bdi = strstr(out, "(bdi ");
+	cr_assert_not_null(bdi, "%s", out);
+	cr_assert_eq(sscanf(bdi, "(bdi %u:%u)", &maj, &min), 2, "%s", out);
+	cr_expect_not_null(strstr(out, "status 1\n"), "%s", out);
+	snprintf(
+		want, sizeof(want),
+		"\nra-kb 512: cannot write /sys/class/bdi/%u:%u/read_ahead_kb: "
+		"Permission denied (testfs runs as a user: needs root)\n",
+		maj, min);
+	cr_expect_not_null(strstr(out, want), "want%s\ngot\n%s", want, out);
+	free(out);
+}
+
+/*
+ * A write refused before any command runs (a NUL byte) counts as a
+ * command and as rejected, so ctl_rejected never exceeds ctl_commands.
+ */
+Test(ctl, rejected_writes_count_as_commands)
+{
+	char *stats;
+	int fd = open(harness_path(&mnt, ".testfs/ctl"), O_WRONLY);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, "mark a\0b\n", 9), -1);
+	cr_assert_eq(errno, EINVAL);
+	close(fd);
+	cr_assert_eq(harness_ctl(&mnt, "bogus\n"), -EINVAL);
+	stats = harness_read_file(harness_path(&mnt, ".testfs/stats"), NULL);
+	expect_field(stats, "\"ctl_commands\":2,\"ctl_rejected\":2");
+	free(stats);
+}
+
+/* The command names its argument; the message does not say it again. */
+Test(ctl, slow_messages_name_the_spec_once)
+{
+	static const struct refusal cases[] = {
+		{ "latency warp9\n",
+		  "latency 'warp9': unknown model 'warp9' (expected none, "
+		  "fixed:DUR, uniform:MIN-MAX, normal:MEAN,SD, "
+		  "lognormal:MEDIAN,SIGMA, bw:RATE, hdd, sata-ssd, nvme, ufs4 "
+		  "or nfs)\n" },
+		{ "rule latency=1ms,file=big.bin\n",
+		  "rule 'latency=1ms,file=big.bin': latency= must be the last "
+		  "key (its MODEL runs to the end of the spec): write "
+		  "'file=big.bin,latency=1ms'\n" },
+		{ "error errno=EIO,pages=x\n",
+		  "error 'errno=EIO,pages=x': bad pages 'x' (expected a decimal "
+		  "number; expected A-B with A <= B, or one page number)\n" },
+		{ "pause for=2h\n",
+		  "pause 'for=2h': bad for '2h' (expected a number with ns, us, "
+		  "ms or s; for= is above 0 and at most 3600s, e.g. 500ms)\n" },
+	};
+	expect_refused(cases, sizeof(cases) / sizeof(cases[0]));
 }

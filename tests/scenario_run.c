@@ -673,3 +673,20 @@ Test(scenario, bad_arguments_exit_2_naming_them)
 	expect_bad(a16, "workloads", "seq4k");
 	expect_bad(a17, "rounds", "1..9");
 }
+
+/* model= names the model once (it said "'warp9': latency 'warp9': ..."). */
+Test(scenario, unknown_model_is_named_once)
+{
+	static const char want[] =
+		"testfs-scenario: PARAM model: bad value 'warp9': unknown "
+		"model 'warp9' (expected none, fixed:DUR, uniform:MIN-MAX, "
+		"normal:MEAN,SD, lognormal:MEDIAN,SIGMA, bw:RATE, hdd, "
+		"sata-ssd, nvme, ufs4 or nfs)\n";
+	const char *args[] = { "run", "folio-order", "model=warp9", NULL };
+	struct result r;
+
+	run(&r, args);
+	cr_assert_eq(exit_code(&r), 2, "%s", r.err);
+	cr_assert_eq(strncmp(r.err, want, strlen(want)), 0, "%s", r.err);
+	result_free(&r);
+}

@@ -977,3 +977,71 @@ Test(config, backing_key)
 	cr_assert_str_eq(o.backing, "/srv/tree");
 	cr_assert_not(o.default_files);
 }
+
+/* --- messages: each says what is wrong once, in the parser's terms --- */
+
+#define MODELS                                                                 \
+	"(expected none, fixed:DUR, uniform:MIN-MAX, normal:MEAN,SD, "         \
+	"lognormal:MEDIAN,SIGMA, bw:RATE, hdd, sata-ssd, nvme, ufs4 or nfs)"
+
+/* The option names the model; the message does not repeat it. */
+Test(options, unknown_model_is_named_once)
+{
+	expect_einval(PARSE("--latency", "warp9", "/mnt"), "warp9", NULL);
+	cr_assert_str_eq(err,
+			 "--latency 'warp9': unknown model 'warp9' " MODELS);
+}
+
+/* A key after latency= would be read as part of the model. */
+Test(options, rule_with_latency_not_last_says_the_order)
+{
+	expect_einval(PARSE("--rule", "pages=1-2,latency=1ms,file=a", "/mnt"),
+		      "latency", NULL);
+	cr_assert_str_eq(
+		err,
+		"--rule 'pages=1-2,latency=1ms,file=a': latency= must be the "
+		"last key (its MODEL runs to the end of the spec): write "
+		"'pages=1-2,file=a,latency=1ms'");
+}
+
+/* A bad model inside a rule: the rule, then the model, each once. */
+Test(options, rule_with_unknown_model)
+{
+	expect_einval(PARSE("--rule", "file=a,latency=warp9", "/mnt"), "warp9",
+		      NULL);
+	cr_assert_str_eq(err, "--rule 'file=a,latency=warp9': latency "
+			      "'warp9': unknown model 'warp9' " MODELS);
+}
+
+/* The decimal point is what is wrong, not the suffix. */
+Test(options, size_with_a_decimal_point)
+{
+	expect_einval(PARSE("--file", "a:1.5M", "/mnt"), "1.5M", NULL);
+	cr_assert_str_eq(err, "--file 'a:1.5M': bad size: a size is a whole "
+			      "number (no decimal point: 1536K, not 1.5M)");
+}
+
+/* The limit is said in a unit the parser takes (it has no h). */
+Test(options, pause_longer_than_the_limit)
+{
+	expect_einval(PARSE("--pause", "for=2h", "/mnt"), "2h", NULL);
+	cr_assert_str_eq(err, "--pause 'for=2h': bad for '2h' (expected a "
+			      "number with ns, us, ms or s; for= is above 0 "
+			      "and at most 3600s, e.g. 500ms)");
+	expect_einval(PARSE("--pause", "for=3601s", "/mnt"), "3601s", NULL);
+	cr_assert_str_eq(err, "--pause 'for=3601s': bad for '3601s' (longer "
+			      "than 3600s; for= is above 0 and at most 3600s, "
+			      "e.g. 500ms)");
+}
+
+/* The same from a config file: the file, the line, the key, once. */
+Test(config, unknown_model_is_named_once)
+{
+	const char *path = write_config("latency = warp9\n");
+	char want[256];
+
+	expect_einval(PARSE("--config", path, "/mnt"), "warp9", NULL);
+	snprintf(want, sizeof(want),
+		 "%s:1: latency 'warp9': unknown model 'warp9' " MODELS, path);
+	cr_assert_str_eq(err, want);
+}

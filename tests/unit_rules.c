@@ -472,7 +472,8 @@ Test(rules, bad_latency_rules)
 	    "latency 'fixed:2xs': bad duration '2xs' (expected a number with ns, us, ms or s)");
 	bad(false, "latency=", "latency '': empty model");
 	bad(false, "latency=fixed:1ms,file=a",
-	    "latency 'fixed:1ms,file=a': unexpected 'file=a'");
+	    "latency= must be the last key (its MODEL runs to the end of the "
+	    "spec): write 'file=a,latency=fixed:1ms'");
 	bad(false, "latency=ufs4:foo=1", "unknown key 'foo' for ufs4");
 	json_has("\"rules\":[]");
 }

@@ -67,6 +67,10 @@ int parse_size(const char *s, int allow_zero, uint64_t *out, const char **why)
 			*why = "expected bytes with optional K, M, G, T, P or E suffix";
 		return err;
 	}
+	if (*p == '.') {
+		*why = "a size is a whole number (no decimal point: 1536K, not 1.5M)";
+		return -EINVAL;
+	}
 	if (*p) {
 		hit = strchr(suffixes, toupper((unsigned char)*p));
 		if (!hit) {

@@ -86,6 +86,32 @@ void knobs_refresh(struct testfs *t)
 	t->knobs.congestion_threshold = read_int(path, &v) == 0 ? v : -1;
 }
 
+int knobs_set_ra_kb(struct testfs *t, int64_t kb, char *why, size_t whylen)
+{
+	char path[128];
+	int64_t v;
+	int err;
+
+	if (!t->knobs.bdi[0]) {
+		snprintf(why, whylen, "the mount's bdi is not known yet");
+		return -EAGAIN;
+	}
+	snprintf(path, sizeof(path), "/sys/class/bdi/%s/read_ahead_kb",
+		 t->knobs.bdi);
+	err = write_int(path, kb);
+	if (err) {
+		snprintf(why, whylen, "cannot write %s: %s%s", path,
+			 strerror(-err),
+			 geteuid() ? " (testfs runs as a user: needs root)"
+				   : "");
+		return err;
+	}
+	t->knobs.ra_kb_set = true;
+	t->knobs.ra_kb_requested = kb;
+	t->knobs.ra_kb = read_int(path, &v) == 0 ? v : -1;
+	return 0;
+}
+
 void knobs_apply(struct testfs *t, dev_t st_dev, char *warn, size_t warnlen)
 {
 	const struct options *o = t->opts;

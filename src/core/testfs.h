@@ -69,6 +69,9 @@ struct testfs_knobs {
 	unsigned dev_major;
 	unsigned dev_minor;
 	int64_t ra_kb; /* -1: unknown */
+	/* The last ra-kb command's value, once one succeeded. */
+	bool ra_kb_set;
+	int64_t ra_kb_requested;
 	int64_t max_pages;
 	int64_t max_pages_limit;
 	int64_t max_background; /* -1: unknown */

@@ -19,7 +19,9 @@
 
 #include "../common/clock.h"
 #include "../common/pagecache.h"
+#include "../common/parse.h"
 #include "../common/thread.h"
+#include "../core/knobs.h"
 #include "../slow/delay_queue.h"
 #include "../slow/rules.h"
 
@@ -235,7 +237,8 @@ static int cmd_slow(struct testfs *t, const char *verb, const char *arg)
 	else
 		err = rules_add_error(t->rules, arg, why, sizeof(why));
 	if (err) {
-		control_set_error(t, "%s '%s': %s", verb, arg, why);
+		control_set_error(t, "%s '%s': %s", verb, arg,
+				  rules_why_detail(why, verb, arg));
 		return err;
 	}
 	atomic_store(&t->slow_active, true);
@@ -257,7 +260,8 @@ static int cmd_pause(struct testfs *t, const char *verb, const char *arg)
 	}
 	err = rules_add_pause(t->rules, arg, why, sizeof(why));
 	if (err) {
-		control_set_error(t, "pause '%s': %s", arg, why);
+		control_set_error(t, "pause '%s': %s", arg,
+				  rules_why_detail(why, "pause", arg));
 		return err;
 	}
 	atomic_store(&t->slow_active, true);
@@ -293,6 +297,41 @@ static int cmd_rules(struct testfs *t, const char *verb, const char *arg)
 	return 0;
 }
 
+/*
+ * ra-kb N: the mount's read_ahead_kb, as --ra-kb but on a running mount.
+ * The kernel gives a file its window when it is opened: files opened
+ * before keep theirs.
+ */
+static int cmd_ra_kb(struct testfs *t, const char *verb, const char *arg)
+{
+	char why_set[320];
+	const char *why;
+	uint64_t kb;
+	int err;
+
+	(void)verb;
+	if (!*arg) {
+		control_set_error(
+			t, "ra-kb: missing N (usage: ra-kb N, in KiB, 0 to %u)",
+			KNOBS_RA_KB_MAX);
+		return -EINVAL;
+	}
+	err = parse_uint(arg, 0, KNOBS_RA_KB_MAX, &kb, &why);
+	if (err) {
+		control_set_error(t, "ra-kb '%s': %s (expected KiB, 0 to %u)",
+				  arg, why, KNOBS_RA_KB_MAX);
+		return -EINVAL;
+	}
+	pthread_mutex_lock(&t->ctl_lock);
+	err = knobs_set_ra_kb(t, (int64_t)kb, why_set, sizeof(why_set));
+	pthread_mutex_unlock(&t->ctl_lock);
+	if (err) {
+		control_set_error(t, "ra-kb %s: %s", arg, why_set);
+		return err;
+	}
+	return 0;
+}
+
 struct ctl_command {
 	const char *name;
 	int (*run)(struct testfs *t, const char *verb, const char *arg);
@@ -315,6 +354,7 @@ static const struct ctl_command commands[] = {
 	{ "rules", cmd_rules, false, "rules clear" },
 	{ "pause", cmd_pause, false, "pause SPEC" },
 	{ "resume", cmd_resume, false, "resume" },
+	{ "ra-kb", cmd_ra_kb, false, "ra-kb N" },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -500,6 +540,8 @@ static void start_batch(struct testfs *t, struct command_batch *b)
 static int reject(struct testfs *t, const char *why, int err)
 {
 	control_set_error(t, "%s", why);
+	/* A refused write counts as one command, so rejected <= commands. */
+	atomic_fetch_add(&t->stats.ctl_commands, 1);
 	atomic_fetch_add(&t->stats.ctl_rejected, 1);
 	return err;
 }

@@ -266,7 +266,10 @@ static void render_config(struct testfs *t, struct strbuf *sb)
 		    t->knobs.bdi, t->page_size);
 	json_add_cstring(sb, u.release);
 	strbuf_adds(sb, ",");
-	add_knob(sb, "ra_kb", o->ra_kb, t->knobs.ra_kb);
+	/* The ra-kb command replaces the option's request. */
+	add_knob(sb, "ra_kb",
+		 t->knobs.ra_kb_set ? t->knobs.ra_kb_requested : o->ra_kb,
+		 t->knobs.ra_kb);
 	add_knob(sb, "max_pages", o->max_pages, t->knobs.max_pages);
 	add_knob(sb, "max_background", o->max_background,
 		 t->knobs.max_background);

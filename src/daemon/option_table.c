@@ -19,8 +19,9 @@ static const struct opt_desc opt_table[] = {
 	{ "file", 0, OPT_FILE, true, true, SEC_FILES, "NAME:SIZE[:PATTERN]",
 	  "serve a file (repeatable). NAME is relative to the mount and may "
 	  "contain directories (a/b.bin); no ':' in names. SIZE is bytes "
-	  "with an optional binary suffix K, M, G, T, P, E (1 byte to 2^62 "
-	  "bytes; no memory is spent per byte). PATTERN is"
+	  "with an optional binary suffix K, M, G, T, P, E (KiB and KB "
+	  "mean K too: 64MB is 64 MiB; 1 byte to 2^62 bytes; no memory is "
+	  "spent per byte). PATTERN is"
 	  "\n  stamp          (default) every 4 KiB page starts"
 	  "\n                 with 'testfs page N file NAME', the"
 	  "\n                 rest derives from (name, offset)"
@@ -41,7 +42,8 @@ static const struct opt_desc opt_table[] = {
 	  "the mount's read_ahead_kb (0..1048576), written to "
 	  "/sys/class/bdi/<dev>/read_ahead_kb after mounting, before any file "
 	  "is opened; needs root (otherwise a warning and the kernel's value, "
-	  "128). Default: kernel" },
+	  "128). Default: kernel. On a running mount: the ctl command "
+	  "'ra-kb N'" },
 	{ "max-pages", 0, OPT_MAX_PAGES, true, true, SEC_KNOBS, "N",
 	  "largest FUSE_READ in pages (1..256; the kernel caps it at "
 	  "/proc/sys/fs/fuse/max_pages_limit). Default 256" },

@@ -172,6 +172,7 @@ out_free:
 static int add_slow(struct options *o, enum opt_id id, const char *what,
 		    const char *val, char *err, size_t errlen)
 {
+	const char *kind;
 	char why[512];
 	int ret;
 
@@ -185,8 +186,14 @@ static int add_slow(struct options *o, enum opt_id id, const char *what,
 		ret = rules_add_pause(o->rules, val, why, sizeof(why));
 	else
 		ret = rules_add_error(o->rules, val, why, sizeof(why));
+	/* "--rule 'SPEC': " names the spec: the message need not again. */
+	kind = id == OPT_LATENCY ? "latency"
+	       : id == OPT_RULE	 ? "rule"
+	       : id == OPT_PAUSE ? "pause"
+				 : "error";
 	if (ret)
-		return options_fail(err, errlen, "%s '%s': %s", what, val, why);
+		return options_fail(err, errlen, "%s '%s': %s", what, val,
+				    rules_why_detail(why, kind, val));
 	o->slow_given = true;
 	return 0;
 }

@@ -230,6 +230,30 @@ static int parse_key_list(const struct key_list *kl, const char *spec,
 	return ret;
 }
 
+/*
+ * A MODEL runs to the end of the spec, commas and all, so a key written
+ * after latency= ends up in the model: "latency=1ms,file=a". When @val
+ * (latency='s value in @spec) holds ",file=" or ",pages=", says so, with
+ * the spec in the right order, and returns true.
+ */
+static bool misordered(const char *spec, const char *val, char *err,
+		       size_t errlen)
+{
+	const char *f = strstr(val, ",file="), *pg = strstr(val, ",pages=");
+	const char *cut = !f ? pg : !pg ? f : f < pg ? f : pg;
+
+	if (!cut || cut == val)
+		return false;
+	/* val is a copy of the tail of spec: spec's own "latency=" is the
+	 * same distance from its end. */
+	rule_error(err, errlen, "rule", spec,
+		   "latency= must be the last key (its MODEL runs to the end "
+		   "of the spec): write '%.*s%s,latency=%.*s'",
+		   (int)(strlen(spec) - strlen(val) - strlen("latency=")), spec,
+		   cut + 1, (int)(cut - val), val);
+	return true;
+}
+
 /* latency=, the last setting; the others are handled by the caller. */
 static int parse_latency_setting(const char *spec, const char *key,
 				 const char *val, void *ctx, char *err,
@@ -247,6 +271,8 @@ static int parse_latency_setting(const char *spec, const char *key,
 		return -EINVAL;
 	}
 	ret = latency_parse(val, &r->model, why, sizeof(why));
+	if (ret == -EINVAL && misordered(spec, val, err, errlen))
+		return ret;
 	if (ret == -EINVAL)
 		rule_error(err, errlen, "rule", spec, "%s", why);
 	return ret;
@@ -413,8 +439,8 @@ static int parse_pause_setting(const char *spec, const char *key,
 		return 0;
 	}
 	rule_error(err, errlen, "pause", spec,
-		   "bad for '%s' (%s; expected a duration such as 500ms, "
-		   "above 0 and at most 1h)",
+		   "bad for '%s' (%s; for= is above 0 and at most 3600s, "
+		   "e.g. 500ms)",
 		   val, why);
 	return -EINVAL;
 }

@@ -73,6 +73,18 @@ void rules_free(struct rule_set *rs)
 	free(rs);
 }
 
+const char *rules_why_detail(const char *why, const char *kind,
+			     const char *spec)
+{
+	size_t k = strlen(kind), n = strlen(spec);
+
+	if (strncmp(why, kind, k) == 0 && strncmp(why + k, " '", 2) == 0 &&
+	    strncmp(why + k + 2, spec, n) == 0 &&
+	    strncmp(why + k + 2 + n, "': ", 3) == 0)
+		return why + k + 2 + n + 3;
+	return why;
+}
+
 int rules_set_default(struct rule_set *rs, const char *model, char *err,
 		      size_t errlen)
 {

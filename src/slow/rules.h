@@ -70,6 +70,15 @@ int rules_new(struct rule_set **out);
 void rules_free(struct rule_set *rs);
 
 /*
+ * @why without a leading "@kind '@spec': ", which the messages below
+ * start with (kind latency, rule, error or pause): for a caller that names
+ * the spec itself (--rule 'SPEC': ..., or the ctl command rule SPEC), so
+ * the spec is not said twice. @why itself when it does not start so.
+ */
+const char *rules_why_detail(const char *why, const char *kind,
+			     const char *spec);
+
+/*
  * Replaces the default model with MODEL @model (--latency). Returns 0,
  * -EINVAL with latency_parse()'s message in @err (up to @errlen bytes; @err
  * may be NULL), or -ENOMEM. On error the default is unchanged.

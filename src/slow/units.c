@@ -144,7 +144,7 @@ int parse_duration(const char *s, uint64_t *ns, const char **why)
 	*ns = v;
 	return 0;
 out_range:
-	*why = "longer than 1h";
+	*why = "longer than 3600s";
 	return -ERANGE;
 }
 

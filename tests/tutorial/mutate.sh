@@ -22,13 +22,14 @@ fi
 build=$1
 failed=0
 
-# mutate NAME EXPERIMENT SED_EXPRESSION: the edit must change the copy,
-# and run.sh on the copy must exit 1 with a FAIL line for EXPERIMENT.
+# mutate NAME EXPERIMENT SED_EXPRESSION [DOC]: the edit must change the
+# copy of DOC (the tutorial by default), and run.sh on the copy must exit 1
+# with a FAIL line for EXPERIMENT.
 mutate() {
-	local name=$1 exp=$2 expr=$3 status
+	local name=$1 exp=$2 expr=$3 doc=${4:-$doc} status
 	sed "$expr" "$doc" >"$work/$name.md"
 	if cmp -s "$doc" "$work/$name.md"; then
-		echo "FAIL: $name: the edit '$expr' no longer changes the tutorial"
+		echo "FAIL: $name: the edit '$expr' no longer changes $doc"
 		failed=1
 		return
 	fi
@@ -51,4 +52,14 @@ mutate shown-line ramp 's/^"page":28,"pages":32$/"page":28,"pages":36/'
 mutate prose readaround 's/^1 inside, 15 after it\.$/1 inside, 14 after it./'
 mutate check-value exec \
 	's/expect="0 before the mapping, 1024 inside, 0 after it"/expect="0 before the mapping, 1024 inside, 1 after it"/'
+# The README's tour, the same three ways.
+readme=$here/../../README.md
+mutate readme-shown-line tour \
+	's/^1088 pages in 34 requests, spanning \[1008, 2095\]/1089 pages in 34 requests, spanning [1008, 2095]/' \
+	"$readme"
+mutate readme-prose tour 's/^range, 384 after it\.$/range, 383 after it./' \
+	"$readme"
+mutate readme-check-value tour \
+	's/expect="16 before the range, 48 after it"/expect="16 before the range, 47 after it"/' \
+	"$readme"
 exit $failed

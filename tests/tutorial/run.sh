@@ -63,37 +63,6 @@ if [ ! -c /dev/fuse ] || ! command -v fusermount3 >/dev/null; then
 	exit 77
 fi
 
-# The programs come from the directories the tutorial's own "export
-# PATH=$PWD/build/..." line names (in BUILD_DIR here), so that line is
-# tested too: a program that moves in the build tree fails it.
-pathline=$(grep -m1 '^export PATH=' "$doc" || true)
-if [ -z "$pathline" ]; then
-	echo "FAIL: $doc has no 'export PATH=\$PWD/build/...' line" >&2
-	exit 1
-fi
-bindirs=
-IFS=: read -ra entries <<<"${pathline#export PATH=}"
-for e in "${entries[@]}"; do
-	# shellcheck disable=SC2016 # the literal text of the tutorial
-	case $e in
-	'$PWD/build/'*) bindirs=$bindirs:$build/${e#\$PWD/build/} ;;
-	esac
-done
-export PATH=${bindirs#:}:$PATH
-for prog in testfs testfs-touch testfs-scenario testfs-report \
-	testfs-matrix ra-slice ra-split; do
-	# Found in the build tree, not an installed copy.
-	if [[ $(command -v "$prog") != "$build"/* ]]; then
-		where=$(find "$build" -name "$prog" -type f -perm -u+x \
-			-not -path '*.p/*' 2>/dev/null | head -1)
-		echo "FAIL: the tutorial's PATH line does not reach $prog" \
-			"(built at ${where:-nowhere in $build})" >&2
-		exit 1
-	fi
-done
-export TESTFS_BIN
-TESTFS_BIN=$(command -v testfs)
-
 work=$(mktemp -d "${TMPDIR:-/tmp}/testfs-test.tutorial.XXXXXX")
 mnt=$work/mnt
 # shellcheck disable=SC2317 # called from the EXIT trap
@@ -107,6 +76,56 @@ child=
 trap cleanup EXIT
 # Killed (a suite time limit): end the running experiment, then clean up.
 trap '[ -n "$child" ] && kill -TERM "$child" 2>/dev/null; exit 1' INT TERM HUP
+
+# The programs come from the directories the tutorial's own "export
+# PATH=$PWD/build/..." line names (in BUILD_DIR here), so that line is
+# tested too: a program that moves in the build tree fails it. A page
+# without that line (README.md) names them by their paths in the build
+# tree, build/src/testfs, ...: the commands run in a directory whose
+# build/ mirrors BUILD_DIR, so such a path that moves fails the same way.
+pathline=$(grep -m1 '^export PATH=' "$doc" || true)
+if [ -z "$pathline" ] && ! grep -q '^# build/' "$doc"; then
+	echo "FAIL: $doc has no 'export PATH=\$PWD/build/...' line" \
+		"and no command that names build/..." >&2
+	exit 1
+fi
+if [ -z "$pathline" ]; then
+	# build/ as BUILD_DIR, but build/src/testfs runs the daemon with
+	# --watch-pid of this script, as testfs() below does.
+	mkdir -p "$work/build/src"
+	for e in "$build"/*; do
+		[ "${e##*/}" = src ] || ln -s "$e" "$work/build/"
+	done
+	for e in "$build"/src/*; do
+		[ "${e##*/}" = testfs ] || ln -s "$e" "$work/build/src/"
+	done
+	printf '#!/bin/sh\nexec "%s" --watch-pid %s "$@"\n' \
+		"$build/src/testfs" $$ >"$work/build/src/testfs"
+	chmod +x "$work/build/src/testfs"
+fi
+bindirs=
+IFS=: read -ra entries <<<"${pathline#export PATH=}"
+for e in "${entries[@]}"; do
+	# shellcheck disable=SC2016 # the literal text of the tutorial
+	case $e in
+	'$PWD/build/'*) bindirs=$bindirs:$build/${e#\$PWD/build/} ;;
+	esac
+done
+[ -n "$bindirs" ] && export PATH=${bindirs#:}:$PATH
+progs=
+[ -n "$pathline" ] && progs="testfs testfs-touch testfs-scenario \
+	testfs-report testfs-matrix ra-slice ra-split"
+for prog in $progs; do
+	# Found in the build tree, not an installed copy.
+	if [[ $(command -v "$prog") != "$build"/* ]]; then
+		where=$(find "$build" -name "$prog" -type f -perm -u+x \
+			-not -path '*.p/*' 2>/dev/null | head -1)
+		echo "FAIL: the tutorial's PATH line does not reach $prog" \
+			"(built at ${where:-nowhere in $build})" >&2
+		exit 1
+	fi
+done
+export TESTFS_BIN=$build/src/testfs
 
 # Split the tutorial into experiments: NAME/cmds, NAME/shown, NAME/checks
 # (line TAB kind TAB value), NAME/text (its prose: no comments, no code
@@ -187,6 +206,26 @@ failed=0
 differs=0
 ran=0
 skipped=0
+
+# How many experiments the tutorial has, as README.md and the tutorial
+# say it in words ("in eleven experiments"): checked on the real pages.
+if [ "$doc" = "$src/docs/tutorial.md" ] || [ "$doc" = "$src/README.md" ]; then
+	words=(zero one two three four five six seven eight nine ten eleven
+		twelve thirteen fourteen fifteen sixteen seventeen eighteen
+		nineteen twenty)
+	n=$(grep -c '^<!-- experiment: ' "$src/docs/tutorial.md")
+	for f in "$src/README.md" "$src/docs/tutorial.md"; do
+		for said in $(tr -s '\n' ' ' <"$f" |
+			grep -ioE 'in [a-z]+ (tested )?experiments' |
+			awk '{ print tolower($2) }'); do
+			if [ "$said" != "${words[$n]:-$n}" ]; then
+				echo "FAIL: ${f#"$src"/} says '$said experiments';" \
+					"docs/tutorial.md has $n"
+				failed=$((failed + 1))
+			fi
+		done
+	done
+fi
 
 # A mismatch of a figure, noted for the attempt in progress.
 miss() {

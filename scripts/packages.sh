@@ -1,0 +1,42 @@
+#!/bin/bash
+# Sourced by scripts/setup.sh, scripts/test.sh and .ci/run: installs the
+# Debian packages of a list that are missing, and only those.
+#
+#   install_missing WHAT PACKAGE...
+#
+# As root: apt-get installs what is missing. Otherwise: prints the
+# missing packages and the command that installs them, and returns 1.
+
+# shellcheck disable=SC2034 # used by the scripts that source this file
+# The packages a build needs (scripts/setup.sh).
+build_packages=(gcc libc6-dev libfuse3-dev fuse3 liburing-dev
+	libcriterion-dev meson ninja-build pkg-config man-db groff-base)
+
+# shellcheck disable=SC2034
+# What the test suite needs beyond a build, so that `bash scripts/test.sh`
+# runs every test: chromium and zlib1g-dev for the report pages (suite
+# report: pages in headless Chromium, screenshots decoded with zlib);
+# qemu-system-x86 and busybox-static for the kernel matrix (suite matrix,
+# and the tutorial's experiment 11).
+test_packages=(chromium zlib1g-dev qemu-system-x86 busybox-static)
+
+install_missing() {
+	local what=$1 p
+	local missing=()
+
+	shift
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+			grep -q "ok installed" || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	if [ "$(id -u)" != 0 ]; then
+		echo "setup: missing Debian packages ($what): ${missing[*]}" >&2
+		echo "setup: run as root (or: sudo apt-get install ${missing[*]})" >&2
+		return 1
+	fi
+	echo "setup: installing ($what) ${missing[*]}"
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		"${missing[@]}" >/dev/null
+}
