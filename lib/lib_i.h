@@ -95,6 +95,7 @@ struct trace_state {
 /*
  * The files of this library, bottom up: a file calls only files on the
  * lines above its own (tools/callgraph.py checks there is no circle).
+ *   errors.c                 the reason behind an errno (testfs_strerror)
  *   extents.c, json_in.c     sets of pages; the JSON reader
  *   paths.c                  where the mount is; reading its files
  *   config.c, control.c      .testfs/config (one parser); .testfs/ctl
@@ -105,7 +106,16 @@ struct trace_state {
  *   page_age.c               page ages (src/age/, shared with the daemon)
  *   snapshot.c               log.bin into a snapshot
  *   client.c, checks.c, window_checks.c, age_checks.c
+ *   bytes.c                  byte offsets: conversions, byte-range checks
  */
+
+/*
+ * errors.c: forgets this thread's reason; leaves one for @err (a negative
+ * errno, which it returns) that testfs_strerror(@err) appends.
+ */
+void lib_clear_reason(void);
+int lib_set_reason(int err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /* paths.c: opens MOUNT/@name read-only; returns the fd or -errno. */
 int lib_open_control(const struct testfs_mount *fs, const char *name);
