@@ -847,6 +847,15 @@ struct testfs_page_age {
 	uint64_t mapped;
 	/** The widest access record that gave an age or a late, in ns. */
 	uint64_t resolution_ns;
+	/**
+	 * read(2) started readahead of this file (testfs_record.by_read)
+	 * while read(2) page-cache lookups were not traced
+	 * (testfs_config.trace_reads, the daemon's --trace-reads): the
+	 * program's read(2) accesses were not seen, so the pages only read(2)
+	 * touched count as @never and their ages are unknown. Not that
+	 * nothing read them: trace reads to know.
+	 */
+	bool reads_untraced;
 };
 
 /**
@@ -878,7 +887,9 @@ int testfs_log_page_age(const struct testfs_log *log, const char *name,
  * The age of each page of [@first_page, @first_page + @npages) of file
  * @name, from its latest fetch, into @ages[0 .. @npages - 1]: in ns (>= 0),
  * or TESTFS_AGE_NOT_FETCHED, TESTFS_AGE_NEVER, TESTFS_AGE_MAPPED or
- * TESTFS_AGE_LATE, by the rules of struct testfs_page_age.
+ * TESTFS_AGE_LATE, by the rules of struct testfs_page_age. When
+ * testfs_log_page_age() says reads_untraced, a page only read(2) touched
+ * is TESTFS_AGE_NEVER: its access was not traced.
  *
  * @return 0, -EINVAL (a NULL argument, @npages 0 or above
  *	   TESTFS_AGE_MAX_PAGES, or a range past the last page number),

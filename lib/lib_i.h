@@ -162,6 +162,12 @@ int64_t lib_read_ranges(const struct testfs_log *log, const char *name,
 bool lib_is_cached_read(const struct testfs_log *log, size_t i,
 			const char *name);
 
+/*
+ * windows.c: whether some read of @name came from a decision made on
+ * read(2) (testfs_record.by_read): its read(2) accesses matter.
+ */
+bool lib_read_triggered(const struct testfs_log *log, const char *name);
+
 /* windows.c: whether the daemon serves @name or a record mentions it. */
 bool lib_knows_file(const struct testfs_log *log, const char *name);
 
@@ -185,6 +191,15 @@ void lib_free_windows(struct testfs_log *log);
 int lib_page_age(const struct testfs_log *log, const char *name,
 		 uint64_t older_ns, struct testfs_page_age *out,
 		 uint64_t *older);
+
+/*
+ * What page age and usage say when read(2) started a file's readahead and
+ * read(2) lookups were not traced.
+ */
+#define LIB_READS_UNTRACED                                                      \
+	"read(2) accesses were not traced (run the daemon with --trace-reads, " \
+	"testfs_config.trace_reads): pages only read(2) touched count as "      \
+	"never accessed"
 
 struct strbuf;
 
