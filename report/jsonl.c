@@ -290,6 +290,9 @@ static int load_read(struct loader *l, const char *file)
 	g.trigger = opt_page(o, "trigger_page");
 	m = find(o, "late");
 	g.late = m && m->type == J_TRUE;
+	g.ra_pages = (uint32_t)opt_u(o, "ra_pages");
+	m = find(o, "by_read");
+	g.by_read = m && m->type == J_TRUE;
 	/* A read the daemon answered with an error has no pages. */
 	if (!g.pages)
 		return 0;
