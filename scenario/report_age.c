@@ -33,8 +33,8 @@ void report_page_age(struct rnode *parent, const struct testfs_log *log,
 	if (a.reads_untraced)
 		rep_str(obj, "never_why", "why never",
 			"read(2) accesses were not traced: pages only read(2) "
-			"touched count as never; run with --trace-reads to see "
-			"them");
+			"touched count as never (the daemon traces them with "
+			"--trace-reads, which scenarios leave off)");
 	rep_uint(obj, "mapped", "mapped by fault-around, access not seen",
 		 a.mapped, "pages");
 	rep_uint(obj, "resolution_us", "resolution", a.resolution_ns / 1000,
