@@ -127,9 +127,29 @@ struct testfs_config {
  * @return 0 and the instance in *@out; -ENOENT (no daemon found, or
  *	   mount_dir does not exist), -ETIMEDOUT (not ready in time), -EIO
  *	   (the daemon exited: bad arguments or no FUSE), -EINVAL (bad @cfg),
- *	   or another -errno.
+ *	   or another -errno. testfs_strerror() of the error gives the
+ *	   reason, e.g. the daemon's message.
  */
 int testfs_start(const struct testfs_config *cfg, struct testfs_mount **out);
+
+/**
+ * A sentence for @err, a negative errno a libtestfs call returned (a
+ * positive errno is taken as its negative): strerror(-@err), followed by
+ * the reason the last call of this thread that failed with @err left, if
+ * it left one. testfs_start() leaves one for every failure it can explain:
+ * the daemon's own message when the daemon exits before the mount is
+ * ready (the last line it printed on stderr, which still goes to stderr
+ * too), the field of @cfg that is wrong, the daemon it could not find.
+ * For example, with extra_args "--max-pages", "999":
+ *
+ *     Input/output error: the daemon /usr/local/bin/testfs exited with
+ *     status 2 before the mount was ready: --max-pages '999': ...
+ *
+ * testfs_start() forgets the previous reason when it begins. The text
+ * belongs to this thread and is valid until its next testfs_strerror();
+ * never NULL. testfs_assert_ok() (testfs/criterion.h) prints it.
+ */
+const char *testfs_strerror(int err);
 
 /**
  * Stops the daemon (SIGTERM, then SIGKILL after the time limit), makes
@@ -827,6 +847,15 @@ struct testfs_page_age {
 	uint64_t mapped;
 	/** The widest access record that gave an age or a late, in ns. */
 	uint64_t resolution_ns;
+	/**
+	 * read(2) started readahead of this file (testfs_record.by_read)
+	 * while read(2) page-cache lookups were not traced
+	 * (testfs_config.trace_reads, the daemon's --trace-reads): the
+	 * program's read(2) accesses were not seen, so the pages only read(2)
+	 * touched count as @never and their ages are unknown. Not that
+	 * nothing read them: trace reads to know.
+	 */
+	bool reads_untraced;
 };
 
 /**
@@ -858,7 +887,9 @@ int testfs_log_page_age(const struct testfs_log *log, const char *name,
  * The age of each page of [@first_page, @first_page + @npages) of file
  * @name, from its latest fetch, into @ages[0 .. @npages - 1]: in ns (>= 0),
  * or TESTFS_AGE_NOT_FETCHED, TESTFS_AGE_NEVER, TESTFS_AGE_MAPPED or
- * TESTFS_AGE_LATE, by the rules of struct testfs_page_age.
+ * TESTFS_AGE_LATE, by the rules of struct testfs_page_age. When
+ * testfs_log_page_age() says reads_untraced, a page only read(2) touched
+ * is TESTFS_AGE_NEVER: its access was not traced.
  *
  * @return 0, -EINVAL (a NULL argument, @npages 0 or above
  *	   TESTFS_AGE_MAX_PAGES, or a range past the last page number),
@@ -942,7 +973,27 @@ int64_t testfs_read_pages(int fd, uint64_t first_page, uint64_t npages,
 			  size_t block, enum testfs_order order, uint64_t arg,
 			  struct testfs_extents *touched);
 
-/** posix_fadvise() over pages [@first_page, @first_page + @npages). */
+/**
+ * posix_fadvise() over pages [@first_page, @first_page + @npages).
+ *
+ * @npages 0 means from @first_page to the end of the file (posix_fadvise()
+ * with len 0), whatever the file's size. What the kernel does with that
+ * range depends on @advice (mm/fadvise.c):
+ *  - POSIX_FADV_WILLNEED reads at most max(ra_pages, io_pages) pages from
+ *    @first_page per call (force_page_cache_ra()), not the whole file:
+ *    measured on 6.18 with a 64 MiB file and @first_page 100, pages
+ *    [100, 131] at read_ahead_kb 128, [100, 355] at 1024 and [100, 1123]
+ *    at 4096; a range given with @npages is capped the same way.
+ *  - POSIX_FADV_DONTNEED evicts the clean cached pages of the range (to
+ *    the end with @npages 0).
+ *  - POSIX_FADV_SEQUENTIAL, POSIX_FADV_RANDOM and POSIX_FADV_NORMAL apply
+ *    to the whole open file whatever the range (SEQUENTIAL doubles its
+ *    ra_pages, RANDOM switches readahead off).
+ *
+ * @return 0, -EOVERFLOW (a range past the largest off_t), or the -errno
+ *	   of posix_fadvise() (-EBADF, -EINVAL for an unknown @advice,
+ *	   -ESPIPE).
+ */
 int testfs_fadvise(int fd, uint64_t first_page, uint64_t npages, int advice);
 
 /**
@@ -984,6 +1035,20 @@ int testfs_cachestat(struct testfs_mount *fs, const char *name,
 
 /** No page of @name fetched outside [@first, @last]. */
 int testfs_check_within(const struct testfs_log *log, const char *name,
+			uint64_t first, uint64_t last, char **why);
+
+/**
+ * Every page of [@first, @last] of @name was fetched (pages besides them
+ * may have been too). The explanation gives the range, the fetched pages
+ * and the pages of the range not fetched, e.g.
+ *
+ *     big.bin: 128 of the 1024 pages of [0, 1023] were not fetched:
+ *     expected covering [0, 1023], observed [0, 895] (896 pages in 4
+ *     requests); not fetched: [896, 1023]
+ *
+ * @return as the other checks; -EINVAL if @first > @last.
+ */
+int testfs_check_covers(const struct testfs_log *log, const char *name,
 			uint64_t first, uint64_t last, char **why);
 
 /** The fetched pages of @name equal @expected. */
@@ -1056,6 +1121,71 @@ int testfs_check_traced(const struct testfs_log *log, char **why);
  */
 int testfs_check_page_age(const struct testfs_log *log, const char *name,
 			  uint64_t older_ns, uint64_t max_pages, char **why);
+
+/* ------------------------------------------------------------------ */
+/* Byte offsets                                                        */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The rest of the library counts pages (TESTFS_PAGE_SIZE bytes, page 0 is
+ * bytes 0..4095). These take byte ranges as a program's read(2) or
+ * mmap(2) offsets give them: bytes [@off, @off + @len), @len > 0; a byte
+ * range stands for every page holding one of its bytes (the pages the
+ * kernel must bring in to serve it), so a range that starts or ends inside
+ * a page takes the whole page. Explanations write byte ranges inclusive,
+ * like page ranges: "bytes [4096, 12287]".
+ */
+
+/**
+ * The pages bytes [@off, @off + @len) fall in: [*@first, *@last] (either
+ * pointer may be NULL). E.g. off 4000, len 200 gives pages [0, 1].
+ *
+ * @return 0, or -EINVAL for @len 0 or a range past UINT64_MAX.
+ */
+int testfs_pages_of_bytes(uint64_t off, uint64_t len, uint64_t *first,
+			  uint64_t *last);
+
+/**
+ * The bytes of pages [@first, @last]: offset *@off and length *@len
+ * (either pointer may be NULL), the inverse of testfs_pages_of_bytes()
+ * for whole pages.
+ *
+ * @return 0, or -EINVAL if @first > @last or the bytes do not fit in
+ *	   64 bits.
+ */
+int testfs_bytes_of_pages(uint64_t first, uint64_t last, uint64_t *off,
+			  uint64_t *len);
+
+/**
+ * Adds the pages bytes [@off, @off + @len) fall in to @e (for the
+ * expected extents of testfs_check_fetched() and
+ * testfs_check_touched_plus()).
+ *
+ * @return 0, -EINVAL (NULL @e, @len 0, past UINT64_MAX) or -ENOMEM.
+ */
+int testfs_extents_add_bytes(struct testfs_extents *e, uint64_t off,
+			     uint64_t len);
+
+/**
+ * testfs_check_within() of the pages bytes [@off, @off + @len) fall in.
+ * The explanation starts with the bytes and their pages, then the page
+ * check's, e.g.
+ *
+ *     big.bin: bytes [0, 4194303] are pages [0, 1023]: readahead fetched
+ *     384 pages past the range [0, 1023]: expected within [0, 1023], ...
+ *
+ * @return as the other checks; -EINVAL for @len 0 or a range past
+ *	   UINT64_MAX.
+ */
+int testfs_check_within_bytes(const struct testfs_log *log, const char *name,
+			      uint64_t off, uint64_t len, char **why);
+
+/**
+ * testfs_check_covers() of the pages bytes [@off, @off + @len) fall in,
+ * explained as testfs_check_within_bytes() is.
+ */
+int testfs_check_covers_bytes(const struct testfs_log *log, const char *name,
+			      uint64_t off, uint64_t len, char **why);
 
 #ifdef __cplusplus
 }

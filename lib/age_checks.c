@@ -176,5 +176,7 @@ int testfs_check_page_age(const struct testfs_log *log, const char *name,
 		strbuf_free(&sb);
 		return rc;
 	}
+	if (a.reads_untraced)
+		strbuf_adds(&sb, "; " LIB_READS_UNTRACED);
 	return lib_check_fail(&sb, why);
 }

@@ -132,6 +132,44 @@ int testfs_check_within(const struct testfs_log *log, const char *name,
 	return lib_check_fail(&sb, why);
 }
 
+int testfs_check_covers(const struct testfs_log *log, const char *name,
+			uint64_t first, uint64_t last, char **why)
+{
+	struct testfs_extents fetched = TESTFS_EXTENTS_INIT;
+	struct testfs_extents range = TESTFS_EXTENTS_INIT;
+	struct testfs_extents missing = TESTFS_EXTENTS_INIT;
+	struct strbuf sb = STRBUF_INIT;
+	struct list l;
+	int err;
+
+	err = lib_check_start(log, name, why);
+	if (err)
+		return err;
+	err = testfs_extents_add(&range, first, last);
+	if (!err)
+		err = testfs_log_fetched(log, name, &fetched);
+	if (!err)
+		err = testfs_extents_subtract(&range, &fetched, &missing);
+	if (err || !missing.n)
+		goto out;
+	strbuf_addf(&sb,
+		    "%s: %" PRIu64 " of the %" PRIu64 " page%s of [%" PRIu64
+		    ", %" PRIu64 "] %s not fetched: expected covering [%" PRIu64
+		    ", %" PRIu64 "], ",
+		    name, missing.pages, range.pages, plural(range.pages),
+		    first, last, missing.pages == 1 ? "was" : "were", first,
+		    last);
+	add_observed(&sb, log, name, &fetched);
+	strbuf_addf(&sb, "; not fetched: %s", list(&l, &missing));
+	err = lib_check_fail(&sb, why);
+out:
+	strbuf_free(&sb);
+	testfs_extents_free(&fetched);
+	testfs_extents_free(&range);
+	testfs_extents_free(&missing);
+	return err;
+}
+
 int testfs_check_fetched(const struct testfs_log *log, const char *name,
 			 const struct testfs_extents *expected, char **why)
 {

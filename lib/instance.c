@@ -122,33 +122,50 @@ static int check_config(const struct testfs_config *cfg)
 {
 	size_t i;
 
-	if (cfg->max_pages > MAX_PAGES_LIMIT || cfg->ra_kb > RA_KB_LIMIT ||
-	    cfg->max_background > MAX_BACKGROUND_LIMIT ||
+	if (cfg->max_pages > MAX_PAGES_LIMIT)
+		return lib_set_reason(-EINVAL, "max_pages %u is above %u",
+				      cfg->max_pages, MAX_PAGES_LIMIT);
+	if (cfg->ra_kb > RA_KB_LIMIT)
+		return lib_set_reason(-EINVAL, "ra_kb %u is above %u",
+				      cfg->ra_kb, RA_KB_LIMIT);
+	if (cfg->max_background > MAX_BACKGROUND_LIMIT ||
 	    cfg->congestion_threshold > MAX_BACKGROUND_LIMIT)
-		return -EINVAL;
+		return lib_set_reason(
+			-EINVAL,
+			"max_background and congestion_threshold are at most %u",
+			MAX_BACKGROUND_LIMIT);
 	if (cfg->max_background &&
 	    cfg->congestion_threshold > cfg->max_background)
-		return -EINVAL;
+		return lib_set_reason(
+			-EINVAL,
+			"congestion_threshold %u is above max_background %u",
+			cfg->congestion_threshold, cfg->max_background);
 	if (cfg->log_capacity && (cfg->log_capacity < LOG_CAPACITY_MIN ||
 				  cfg->log_capacity > LOG_CAPACITY_MAX))
-		return -EINVAL;
+		return lib_set_reason(-EINVAL,
+				      "log_capacity %llu is not in %u..%llu",
+				      (unsigned long long)cfg->log_capacity,
+				      LOG_CAPACITY_MIN, LOG_CAPACITY_MAX);
 	/*
 	 * An empty list cannot mean "no files": the daemon would serve its
 	 * default set.
 	 */
 	if (cfg->files && !cfg->files[0])
-		return -EINVAL;
-	if (cfg->log_path && !*cfg->log_path)
-		return -EINVAL;
-	if (cfg->daemon && !*cfg->daemon)
-		return -EINVAL;
-	if (cfg->mount_dir && !*cfg->mount_dir)
-		return -EINVAL;
+		return lib_set_reason(-EINVAL,
+				      "files is empty (NULL: the default set)");
+	if ((cfg->log_path && !*cfg->log_path) ||
+	    (cfg->daemon && !*cfg->daemon) ||
+	    (cfg->mount_dir && !*cfg->mount_dir))
+		return lib_set_reason(
+			-EINVAL,
+			"log_path, daemon and mount_dir may be NULL, not empty");
 	if (cfg->trace < -1 || cfg->trace > 1)
-		return -EINVAL;
+		return lib_set_reason(-EINVAL, "trace %d is not -1, 0 or 1",
+				      cfg->trace);
 	for (i = 0; cfg->files && cfg->files[i]; i++)
 		if (!*cfg->files[i])
-			return -EINVAL;
+			return lib_set_reason(-EINVAL, "files[%zu] is empty",
+					      i);
 	return 0;
 }
 
@@ -320,18 +337,23 @@ exec_daemon(char *const *argv, int null_fd, int ready_fd)
 	_exit(127);
 }
 
+/* The longest line the daemon writes to the ready pipe. */
+#define READY_LINE_MAX 1100
+
 /*
- * Waits for "ready" on @fd: 0, -EIO if the pipe was closed first (the
- * daemon exited), -ETIMEDOUT, or -errno.
+ * Waits for "ready" on @fd: 0; -EIO if the pipe was closed first (the
+ * daemon exited), with the daemon's "error: REASON" line in @why (else
+ * ""); -ETIMEDOUT; or -errno.
  */
-static int wait_ready(int fd, unsigned timeout_ms)
+static int wait_ready(int fd, unsigned timeout_ms, char *why, size_t whylen)
 {
 	uint64_t end = lib_now_ms() + timeout_ms;
-	char buf[64];
+	char buf[READY_LINE_MAX + 1];
 	size_t used = 0;
 	ssize_t n;
 	int r;
 
+	why[0] = '\0';
 	for (;;) {
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
 
@@ -347,15 +369,17 @@ static int wait_ready(int fd, unsigned timeout_ms)
 			continue;
 		if (n < 0)
 			return -errno;
-		if (n == 0)
-			return -EIO;
+		buf[used + (size_t)n] = '\0';
+		if (n == 0 || used + (size_t)n == sizeof(buf) - 1)
+			break;
 		used += (size_t)n;
-		buf[used] = '\0';
 		if (strstr(buf, "ready\n"))
 			return 0;
-		if (used == sizeof(buf) - 1)
-			return -EIO;
 	}
+	if (strncmp(buf, "error: ", 7) == 0)
+		snprintf(why, whylen, "%.*s", (int)strcspn(buf + 7, "\n"),
+			 buf + 7);
+	return -EIO;
 }
 
 /* The private directory "DIR/testfs.XXXXXX": cfg->mount_dir, $TMPDIR, /tmp. */
@@ -372,7 +396,8 @@ static int make_dirs(struct testfs_mount *fs, const struct testfs_config *cfg)
 	if (asprintf(&templ, "%s/testfs.XXXXXX", tmp) < 0)
 		return -ENOMEM;
 	if (!mkdtemp(templ)) {
-		err = -errno;
+		err = lib_set_reason(-errno, "cannot create the mountpoint %s",
+				     templ);
 		free(templ);
 		return err;
 	}
@@ -437,6 +462,39 @@ close_null:
 	return err;
 }
 
+/*
+ * After the ready pipe closed: waits for the daemon's exit (SIGKILL after
+ * the time limit) and leaves the reason of the failed start-up, the
+ * daemon's own line @why if it wrote one. Returns -EIO.
+ */
+static int explain_exit(struct testfs_mount *fs, const char *daemon,
+			const char *why)
+{
+	char how[64];
+	int ws;
+
+	fs->stopped = true;
+	if (wait_exit(fs->pid, fs->timeout_ms, &ws) != 0) {
+		kill(fs->pid, SIGKILL);
+		if (wait_exit(fs->pid, KILL_WAIT_MS, &ws) != 0)
+			ws = -1;
+	}
+	if (ws == -1)
+		snprintf(how, sizeof(how), "closed its ready pipe");
+	else if (WIFSIGNALED(ws))
+		snprintf(how, sizeof(how), "was killed by signal %d (%s)",
+			 WTERMSIG(ws), strsignal(WTERMSIG(ws)));
+	else if (WEXITSTATUS(ws) == 127 && !*why)
+		snprintf(how, sizeof(how),
+			 "exited with status 127 (it could not be run)");
+	else
+		snprintf(how, sizeof(how), "exited with status %d",
+			 WEXITSTATUS(ws));
+	return lib_set_reason(-EIO,
+			      "the daemon %s %s before the mount was ready%s%s",
+			      daemon, how, *why ? ": " : "", why);
+}
+
 int testfs_start(const struct testfs_config *cfg, struct testfs_mount **out)
 {
 	static const struct testfs_config defaults;
@@ -444,8 +502,10 @@ int testfs_start(const struct testfs_config *cfg, struct testfs_mount **out)
 	struct testfs_mount *fs;
 	struct stat st;
 	char *daemon = NULL, **argv = NULL;
+	char why[READY_LINE_MAX];
 	int ready = -1, err;
 
+	lib_clear_reason();
 	if (!out)
 		return -EINVAL;
 	*out = NULL;
@@ -454,7 +514,14 @@ int testfs_start(const struct testfs_config *cfg, struct testfs_mount **out)
 	err = check_config(cfg);
 	if (err)
 		return err;
-	err = lib_find_daemon(cfg ? cfg->daemon : NULL, &daemon);
+	err = lib_find_daemon(cfg->daemon, &daemon);
+	if (err == -ENOENT && cfg->daemon)
+		return lib_set_reason(err, "daemon '%s' not found",
+				      cfg->daemon);
+	if (err == -ENOENT)
+		return lib_set_reason(
+			err,
+			"no testfs daemon found ($TESTFS_BIN, this build's, the installed one, $PATH)");
 	if (err)
 		return err;
 	fs = calloc(1, sizeof(*fs));
@@ -473,7 +540,7 @@ int testfs_start(const struct testfs_config *cfg, struct testfs_mount **out)
 	err = spawn_daemon(fs, argv, &ready);
 	if (err)
 		goto free_argv;
-	err = wait_ready(ready, fs->timeout_ms);
+	err = wait_ready(ready, fs->timeout_ms, why, sizeof(why));
 	close(ready);
 	if (!err && stat(fs->mountpoint, &st) != 0)
 		err = -errno;
@@ -486,8 +553,16 @@ int testfs_start(const struct testfs_config *cfg, struct testfs_mount **out)
 	return 0;
 
 stop_daemon:
-	/* A closed pipe means the daemon exits: give it the time limit. */
-	end_daemon(fs, err != -EIO);
+	if (err == -EIO) {
+		explain_exit(fs, daemon, why);
+	} else {
+		if (err == -ETIMEDOUT)
+			lib_set_reason(
+				err,
+				"the daemon %s did not say ready within %u ms",
+				daemon, fs->timeout_ms);
+		end_daemon(fs, true);
+	}
 free_argv:
 	free(argv);
 remove_dirs:

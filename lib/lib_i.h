@@ -95,6 +95,7 @@ struct trace_state {
 /*
  * The files of this library, bottom up: a file calls only files on the
  * lines above its own (tools/callgraph.py checks there is no circle).
+ *   errors.c                 the reason behind an errno (testfs_strerror)
  *   extents.c, json_in.c     sets of pages; the JSON reader
  *   paths.c                  where the mount is; reading its files
  *   config.c, control.c      .testfs/config (one parser); .testfs/ctl
@@ -105,7 +106,16 @@ struct trace_state {
  *   page_age.c               page ages (src/age/, shared with the daemon)
  *   snapshot.c               log.bin into a snapshot
  *   client.c, checks.c, window_checks.c, age_checks.c
+ *   bytes.c                  byte offsets: conversions, byte-range checks
  */
+
+/*
+ * errors.c: forgets this thread's reason; leaves one for @err (a negative
+ * errno, which it returns) that testfs_strerror(@err) appends.
+ */
+void lib_clear_reason(void);
+int lib_set_reason(int err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /* paths.c: opens MOUNT/@name read-only; returns the fd or -errno. */
 int lib_open_control(const struct testfs_mount *fs, const char *name);
@@ -152,6 +162,12 @@ int64_t lib_read_ranges(const struct testfs_log *log, const char *name,
 bool lib_is_cached_read(const struct testfs_log *log, size_t i,
 			const char *name);
 
+/*
+ * windows.c: whether some read of @name came from a decision made on
+ * read(2) (testfs_record.by_read): its read(2) accesses matter.
+ */
+bool lib_read_triggered(const struct testfs_log *log, const char *name);
+
 /* windows.c: whether the daemon serves @name or a record mentions it. */
 bool lib_knows_file(const struct testfs_log *log, const char *name);
 
@@ -175,6 +191,15 @@ void lib_free_windows(struct testfs_log *log);
 int lib_page_age(const struct testfs_log *log, const char *name,
 		 uint64_t older_ns, struct testfs_page_age *out,
 		 uint64_t *older);
+
+/*
+ * What page age and usage say when read(2) started a file's readahead and
+ * read(2) lookups were not traced.
+ */
+#define LIB_READS_UNTRACED                                                      \
+	"read(2) accesses were not traced (run the daemon with --trace-reads, " \
+	"testfs_config.trace_reads): pages only read(2) touched count as "      \
+	"never accessed"
 
 struct strbuf;
 

@@ -80,6 +80,8 @@ int lib_page_age(const struct testfs_log *log, const char *name,
 	out->never = h.never;
 	out->mapped = h.mapped;
 	out->resolution_ns = h.resolution_ns;
+	out->reads_untraced =
+		!log->reads_traced && lib_read_triggered(log, name);
 	if (older)
 		*older = h.older;
 	return 0;

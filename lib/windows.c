@@ -297,8 +297,7 @@ static void count_late(const struct testfs_log *log, const char *name,
 			out->late_reads++;
 }
 
-/* Whether some read of @name came from a decision made on read(2). */
-static bool read_triggered(const struct testfs_log *log, const char *name)
+bool lib_read_triggered(const struct testfs_log *log, const char *name)
 {
 	size_t i;
 
@@ -351,7 +350,7 @@ int testfs_log_usage(const struct testfs_log *log, const char *name,
 	out->accessed = accessed.pages;
 	out->mapped = mapped.pages;
 	out->wasted = waste.pages;
-	out->wasted_known = log->reads_traced || !read_triggered(log, name);
+	out->wasted_known = log->reads_traced || !lib_read_triggered(log, name);
 	if (!out->wasted_known)
 		out->wasted = 0;
 	count_late(log, name, out);

@@ -110,8 +110,8 @@ static void add_ranges(struct strbuf *sb, const struct htmlrep *r, uint64_t t0)
 
 	/*
 	 * [seq, file, first, pages, cause, window, trigger, marker, t, done,
-	 *  delay, err, late, ra_start, ra_size, ra_async]; page-model.js names
-	 * the columns in the same order (R_*).
+	 *  delay, err, late, ra_start, ra_size, ra_async, ra_pages, by_read];
+	 * page-model.js names the columns in the same order (R_*).
 	 */
 	strbuf_adds(sb, ",\"ranges\":[");
 	for (i = 0; i < r->nranges; i++) {
@@ -129,8 +129,9 @@ static void add_ranges(struct strbuf *sb, const struct htmlrep *r, uint64_t t0)
 			    rel(g->t_ns, t0), rel(g->done_ns, t0), g->delay_ns,
 			    g->err, g->late ? 1 : 0);
 		add_page(sb, g->window ? g->ra_start : HTMLREP_NO_PAGE);
-		strbuf_addf(sb, ",%" PRIu32 ",%" PRIu32 "]", g->ra_size,
-			    g->ra_async);
+		strbuf_addf(sb, ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%d]",
+			    g->ra_size, g->ra_async, g->ra_pages,
+			    g->by_read ? 1 : 0);
 	}
 	strbuf_adds(sb, "]");
 }
@@ -166,7 +167,8 @@ static void add_data(struct strbuf *sb, const struct htmlrep *r)
 	add_jstr(sb, r->title ? r->title : "testfs: what readahead did");
 	strbuf_adds(sb, ",\"subtitle\":");
 	add_jstr(sb, r->subtitle);
-	strbuf_addf(sb, ",\"lost\":%" PRIu64 ",\"notes\":[", r->lost);
+	strbuf_addf(sb, ",\"lost\":%" PRIu64 ",\"raKb\":%u,\"notes\":[",
+		    r->lost, r->ra_kb);
 	for (i = 0; i < r->nnotes; i++) {
 		strbuf_adds(sb, i ? "," : "");
 		add_jstr(sb, r->notes[i]);

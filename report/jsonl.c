@@ -351,6 +351,8 @@ static int load_read(struct loader *l, const char *file)
 	g.marker = opt_page(l, "ra_marker");
 	g.trigger = opt_page(l, "trigger_page");
 	g.late = opt_true(o, "late");
+	g.ra_pages = opt_u32(l, "ra_pages");
+	g.by_read = opt_true(o, "by_read");
 	if (l->why[0])
 		return -EPROTO;
 	/* A read the daemon answered with an error need not name pages. */

@@ -10,6 +10,37 @@
 
 var LABEL_W = 92;
 
+/*
+ * Free labels (class "label") are laid out so that none covers another,
+ * a guide line (VMA ends, EOF, marks) or a drawn record; report/tests
+ * checks their boxes in a browser. Widths are estimated from the text
+ * (11px system-ui): the check measures the real ones.
+ */
+function textW(s, bold) {
+	return s.length * (bold ? 7.2 : 6.4) + 2;
+}
+
+/* Whether [a, a + w) is clear of every x in @xs (with a margin). */
+function clearOf(a, w, xs) {
+	return xs.every(function (x) { return x < a - 3 || x > a + w + 3; });
+}
+
+/*
+ * A row for a label of width @w starting at @x among @rows (arrays of
+ * [a, b) spans already taken): the first row where it fits.
+ */
+function rowFor(rows, x, w) {
+	for (var r = 0; ; r++) {
+		rows[r] = rows[r] || [];
+		if (rows[r].every(function (s) {
+			return x + w + 6 <= s[0] || x >= s[1] + 6;
+		})) {
+			rows[r].push([x, x + w]);
+			return r;
+		}
+	}
+}
+
 /* Rows of non-overlapping ranges (a re-read would hide its first read). */
 function rowsOf(list) {
 	var ends = [], row = {};
@@ -112,7 +143,11 @@ MapView.prototype.draw = function () {
 	var diff = this.opts.diff || [];
 	lanes.diff = lanes.reads + readsH + 4;
 	lanes.out = lanes.diff + (diff.length ? 20 : 0);
-	var bottom = lanes.out + (this.out.length ? 30 : 6);
+	var outLabels = this.layoutOut(x);
+	var bottom = lanes.out + (outLabels.length ? 16 + 14 * outLabels.rows :
+		6);
+	/* Guide lines stop above the labels of the outside lane. */
+	var guideEnd = outLabels.length ? lanes.out - 2 : bottom;
 	g.setAttribute('height', bottom + 4);
 	stext(g, 4, lanes.vma + 15, 'VMA', 'lane');
 	stext(g, 4, lanes.acc + 12, 'accessed', 'lane');
@@ -126,10 +161,11 @@ MapView.prototype.draw = function () {
 		svg('rect', { x: x(f.pages), y: lanes.vma, width:
 			Math.max(0, x(v.b) - x(f.pages)), height: bottom -
 			lanes.vma, fill: 'url(#' + pat.id + ')' }, g);
-		svg('line', { x1: x(f.pages), x2: x(f.pages), y1: axisY,
-			y2: bottom, stroke: '#000', 'stroke-width': 2 }, g);
+		svg('line', { 'class': 'guide', x1: x(f.pages), x2: x(f.pages),
+			y1: axisY, y2: guideEnd, stroke: '#000',
+			'stroke-width': 2 }, g);
 		stext(g, x(f.pages) + 3, lanes.vma + 10, 'EOF (' + f.pages +
-			' pages)');
+			' pages)', 'label');
 	}
 	if (v.a < 0)
 		svg('rect', { x: LABEL_W, y: lanes.vma, width: x(0) - LABEL_W,
@@ -149,15 +185,36 @@ MapView.prototype.draw = function () {
 			height: 18, fill: '#f0f0f0', stroke: '#000',
 			'data-k': 'v:' + i }, g);
 		[a, b].forEach(function (xx) {
-			svg('line', { x1: xx, x2: xx, y1: lanes.vma,
-				y2: bottom, stroke: '#000',
+			svg('line', { 'class': 'guide', x1: xx, x2: xx,
+				y1: lanes.vma, y2: guideEnd, stroke: '#000',
 				'stroke-dasharray': '4 3' }, g);
 		});
 		var label = 'VMA ' + m[1] + '-' + m[2] + ' ' + protText(m[3]);
-		if (b - a > label.length * 6.2)
-			stext(g, (a + b) / 2, lanes.vma + 15, label, null,
+		if (b - a > textW(label) + 6)
+			stext(g, (a + b) / 2, lanes.vma + 15, label, 'label',
 				'middle');
 	});
+	/* An empty accessed lane says why, clear of the VMAs' lines. */
+	if (!f.accesses.length && (readsUntraced(f) || untraced(f))) {
+		var why = readsUntraced(f) ? 'read(2) accesses not traced ' +
+			'(testfs --trace-reads)' : 'accesses not traced ' +
+			'(kernel tracing off)';
+		var ends = [];
+		f.vmas.forEach(function (i) {
+			ends.push(x(D.vmas[i][1]), x(D.vmas[i][2] + 1));
+		});
+		if (f.pages && f.pages < v.b)
+			ends.push(x(f.pages));
+		[LABEL_W + 4].concat(ends.map(function (e) {
+			return e + 5;
+		})).some(function (at) {
+			if (at + textW(why) > self.w - 4 ||
+			    !clearOf(at, textW(why), ends))
+				return false;
+			stext(g, at, lanes.acc + 12, why, 'label untraced');
+			return true;
+		});
+	}
 
 	/* Accesses: faults and read(2) black, fault-around mapping grey. */
 	f.accesses.forEach(function (i) {
@@ -252,22 +309,11 @@ MapView.prototype.draw = function () {
 		});
 
 	/* What was fetched outside the VMAs, said on the picture itself. */
-	this.out.forEach(function (o) {
-		var xa = x(o.first), xb = x(o.end), yy = lanes.out;
-		if (xb < LABEL_W || xa > self.w)
-			return;
+	outLabels.forEach(function (l) {
+		var o = l.o, xa = x(o.first), xb = x(o.end), yy = lanes.out;
 		svg('path', { d: 'M' + xa + ',' + yy + 'v6H' + xb + 'v-6',
 			fill: 'none', stroke: LATE, 'stroke-width': 2 }, g);
-		var n = o.end - o.first;
-		var s = n + ' page' + (n === 1 ? '' : 's') + ' ' + o.where +
-			' the VMA';
-		if (self.opts.why)
-			s += ': ' + shortWhy(f, o);
-		/* Beside the bracket, moved in so that it stays readable. */
-		var tw = s.length * 6.6;
-		var tx = o.where === 'before' ? xb - tw : xa;
-		tx = Math.max(LABEL_W + 2, Math.min(self.w - 4 - tw, tx));
-		stext(g, tx, yy + 20, s, 'out');
+		stext(g, l.x, yy + 20 + 14 * l.row, l.s, 'out label');
 	});
 	if (this.opts.info)
 		this.opts.info.textContent = 'pages ' + Math.max(0,
@@ -275,6 +321,30 @@ MapView.prototype.draw = function () {
 			(ppp >= 1 ? ppp.toFixed(1) + ' px per page' :
 			 (1 / ppp).toFixed(1) + ' pages per px') +
 			'); wheel: zoom, drag: pan';
+};
+
+/*
+ * The labels of the outside lane: beside their bracket, moved in so that
+ * they stay readable, one row further down where two would meet.
+ */
+MapView.prototype.layoutOut = function (x) {
+	var self = this, f = this.f, rows = [], out = [];
+	this.out.forEach(function (o) {
+		var xa = x(o.first), xb = x(o.end);
+		if (xb < LABEL_W || xa > self.w)
+			return;
+		var n = o.end - o.first;
+		var s = n + ' page' + (n === 1 ? '' : 's') + ' ' + o.where +
+			' the VMA';
+		if (self.opts.why)
+			s += ': ' + shortWhy(f, o);
+		var tw = textW(s, true);
+		var tx = o.where === 'before' ? xb - tw : xa;
+		tx = Math.max(LABEL_W + 2, Math.min(self.w - 4 - tw, tx));
+		out.push({ o: o, s: s, x: tx, row: rowFor(rows, tx, tw) });
+	});
+	out.rows = rows.length;
+	return out;
 };
 
 /* Wheel zooms around the pointer, dragging pans, double click resets. */
@@ -317,7 +387,12 @@ MapView.prototype.reset = function () {
 /* The time line: x time, y page; each FUSE read a bar in flight      */
 /* ---------------------------------------------------------------- */
 
-var TL_H = 300, TL_TOP = 16, TL_BOTTOM = 26;
+/*
+ * The plot, a band of two rows above it for the marks' names, a gutter
+ * on its right for the names of the VMA ends and EOF, and the time axis
+ * and its caption below.
+ */
+var TL_H = 320, TL_TOP = 32, TL_BOTTOM = 38, TL_GUTTER = 112;
 
 function TimeView(f, width, map) {
 	var fe = fetchedOf(f), a = 0, b = f.pages || f.end || 1;
@@ -361,7 +436,7 @@ TimeView.prototype.reset = function () {
 
 TimeView.prototype.draw = function () {
 	var self = this, f = this.f, g = this.el, v = this.view;
-	var pv = this.pv, plotW = this.w - LABEL_W - 8;
+	var pv = this.pv, plotW = this.w - LABEL_W - 8 - TL_GUTTER;
 	var plotH = TL_H - TL_TOP - TL_BOTTOM;
 	var x = function (t) {
 		var xx = LABEL_W + (t - v.a) / (v.b - v.a) * plotW;
@@ -405,10 +480,14 @@ TimeView.prototype.draw = function () {
 		stext(g, LABEL_W - 6, y(p) + 4, String(p), null, 'end');
 	}
 	stext(g, 4, TL_TOP + 10, 'page', 'lane');
-	stext(g, this.w - 8, TL_H - 2, 'time since the first record of ' +
-		'the log', null, 'end');
+	stext(g, LABEL_W + plotW, TL_H - 4, 'time since the first record ' +
+		'of the log', 'label', 'end');
 
-	/* VMAs as bands, EOF as a line. */
+	/*
+	 * VMAs as bands, EOF as a line; their names in the gutter beside
+	 * the lines' ends, where no read or access is drawn.
+	 */
+	var names = [];
 	f.vmas.forEach(function (i) {
 		var m = D.vmas[i];
 		svg('rect', { x: LABEL_W, width: plotW, y: y(m[2] + 1),
@@ -416,34 +495,47 @@ TimeView.prototype.draw = function () {
 			fill: '#000', 'fill-opacity': 0.05, 'data-k': 'v:' + i },
 			body);
 		[m[1], m[2] + 1].filter(shown).forEach(function (pp) {
-			svg('line', { x1: LABEL_W, x2: LABEL_W + plotW,
-				y1: y(pp), y2: y(pp), stroke: '#000',
-				'stroke-dasharray': '4 3' }, body);
+			svg('line', { 'class': 'guide', x1: LABEL_W,
+				x2: LABEL_W + plotW, y1: y(pp), y2: y(pp),
+				stroke: '#000', 'stroke-dasharray': '4 3' },
+				body);
 		});
 		/* Many VMAs: their dashed ends say enough. */
 		if (f.vmas.length > 4)
 			return;
 		if (shown(m[2] + 1))
-			stext(body, LABEL_W + plotW - 4, y(m[2] + 1) + 12,
-				'VMA end ' + m[2], null, 'end');
+			names.push([y(m[2] + 1), 'VMA end ' + m[2]]);
 		if (shown(m[1]))
-			stext(body, LABEL_W + plotW - 4, y(m[1]) - 3,
-				'VMA start ' + m[1], null, 'end');
+			names.push([y(m[1]), 'VMA start ' + m[1]]);
 	});
 	if (f.pages && shown(f.pages)) {
-		svg('line', { x1: LABEL_W, x2: LABEL_W + plotW, y1: y(f.pages),
-			y2: y(f.pages), stroke: '#000', 'stroke-width': 2 },
-			body);
-		stext(body, LABEL_W + plotW - 4, y(f.pages) + 12, 'EOF', null,
-			'end');
+		svg('line', { 'class': 'guide', x1: LABEL_W,
+			x2: LABEL_W + plotW, y1: y(f.pages), y2: y(f.pages),
+			stroke: '#000', 'stroke-width': 2 }, body);
+		names.push([y(f.pages), 'EOF']);
 	}
+	/* Top to bottom, each at least a line below the one above. */
+	names.sort(function (a, b) { return a[0] - b[0]; });
+	var nextY = 0;
+	names.forEach(function (n) {
+		var ty = Math.max(n[0] + 4, nextY);
+		nextY = ty + 13;
+		stext(g, LABEL_W + plotW + 6, ty, n[1], 'label');
+	});
+	/* The marks' names in the band above the plot, two rows. */
+	var markRows = [];
 	D.marks.forEach(function (m) {
 		if (m[1] < v.a || m[1] > v.b)
 			return;
-		svg('line', { x1: x(m[1]), x2: x(m[1]), y1: TL_TOP,
-			y2: TL_TOP + plotH, stroke: '#777',
-			'stroke-dasharray': '2 3' }, body);
-		stext(body, x(m[1]) + 3, TL_TOP + plotH - 4, m[2]);
+		svg('line', { 'class': 'guide', x1: x(m[1]), x2: x(m[1]),
+			y1: TL_TOP, y2: TL_TOP + plotH, stroke: '#777',
+			'stroke-dasharray': '2 3', 'data-k': 'x:mark ' + m[2] },
+			body);
+		var tw = textW(m[2]);
+		var tx = Math.min(x(m[1]) + 3, LABEL_W + plotW - tw);
+		var row = rowFor(markRows, tx, tw);
+		if (row < 2)
+			stext(g, tx, 13 + 13 * row, m[2], 'label');
 	});
 
 	/*

@@ -40,15 +40,16 @@ function windowsTable(parent, maps) {
 		var w = windows[id];
 		return [id, D.files[w.file][0], w.cause,
 			w.trigger >= 0 ? w.trigger : '-', w.start, w.size,
-			w.async, w.marker >= 0 ? w.marker : '-', w.read,
+			w.async, w.marker >= 0 ? w.marker : '-',
+			w.raPages || '-', w.read,
 			w.reads.map(function (i) {
 				return '#' + D.ranges[i][R_SEQ];
 			}).join(' '), w.late ? 'late' : ''];
 	});
 	var box = html('div', { 'class': 'scroll' }, null, parent);
 	var trs = table(box, ['window', 'file', 'cause', 'trigger', 'start',
-		'size', 'async', 'marker', 'pages read', 'FUSE reads',
-		'waited'], rows, [1, 2, 9, 10]);
+		'size', 'async', 'marker', 'ra_pages', 'pages read',
+		'FUSE reads (log seq)', 'waited'], rows, [1, 2, 10, 11]);
 	trs.forEach(function (tr, k) {
 		var w = windows[windowIds[k]];
 		var sw = html('span', { 'class': 'sw' }, null, null);
@@ -66,6 +67,35 @@ function windowsTable(parent, maps) {
 				m.setView(w.start - w.size, w.start + 2 * w.size);
 		});
 	});
+}
+
+/*
+ * What the reads' numbers are: the log's seq, shared with marks and
+ * access records, so the reads alone skip numbers.
+ */
+function seqNote() {
+	var seqs = D.ranges.map(function (g) { return g[R_SEQ]; });
+	if (!seqs.length)
+		return '';
+	var lo = Math.min.apply(null, seqs), hi = Math.max.apply(null, seqs);
+	var inside = function (r) { return r[0] > lo && r[0] < hi; };
+	var acc = D.accesses.filter(inside).length;
+	var marks = D.marks.filter(inside).length;
+	var other = hi - lo + 1 - seqs.length - acc - marks;
+	if (hi - lo + 1 === seqs.length)
+		return 'FUSE reads #N: the read\'s seq in the log.';
+	var parts = [];
+	if (acc)
+		parts.push(acc + ' access record' + (acc === 1 ? '' : 's'));
+	if (marks)
+		parts.push(marks + ' mark' + (marks === 1 ? '' : 's'));
+	if (other > 0)
+		parts.push(other + ' record' + (other === 1 ? '' : 's') +
+			' not drawn here (reads without pages, or lost)');
+	return 'FUSE reads #N: the read\'s seq in the log. Every record ' +
+		'takes the next seq, reads, marks and access records alike, ' +
+		'so the reads skip the numbers of the ' + listOf(parts) +
+		' between #' + lo + ' and #' + hi + '.';
 }
 
 function verdictsTable(parent) {
@@ -166,6 +196,18 @@ function fileSection(root, f, width, maps) {
 			'inside the VMA' + (f.vmas.length > 1 ? 's' : '') + '.',
 			root);
 	}
+	if (readsUntraced(f))
+		html('p', { 'class': 'warn' }, 'No read(2) access of ' + f.name +
+			' is in the log: read(2) started its readahead, and ' +
+			'the daemon traces read(2) lookups only with ' +
+			'--trace-reads (libtestfs: trace_reads). The accessed ' +
+			'lane is empty and page age counts these pages as ' +
+			'never accessed because the accesses were not traced, ' +
+			'not because nothing read them.', root);
+	else if (untraced(f))
+		html('p', { 'class': 'warn' }, 'Kernel tracing was off for ' +
+			'this log (it needs root and tracefs): no access, ' +
+			'cause or window of ' + f.name + ' is known.', root);
 	/* A matrix page puts the maps of every kernel one under another. */
 	var mapRoot = M ? M.mapSlot(f) : root;
 	var tools = html('div', { 'class': 'tools' }, null, mapRoot);
@@ -306,6 +348,10 @@ function main() {
 		html('h2', {}, 'Readahead windows (hover: highlight, click: ' +
 			'zoom)', root);
 		windowsTable(root, maps);
+		[seqNote(), windowsNote()].forEach(function (n) {
+			if (n)
+				html('p', { 'class': 'note' }, n, root);
+		});
 	}
 	if (D.notes.length) {
 		html('h2', {}, 'In plain words', root);
@@ -332,6 +378,8 @@ function main() {
 		status.setAttribute('data-state', 'ok');
 	if (/selftest/.test(location.hash))
 		selftest(maps);
+	if (/labelcheck/.test(location.hash))
+		labelcheck(maps);
 }
 
 /*
@@ -372,6 +420,74 @@ function selftest(maps) {
 	m.reset();
 	status.setAttribute('data-selftest', bad.length ? bad.join('; ') :
 		'ok');
+}
+
+/*
+ * The labels' boxes in every picture of the page, as drawn: @what says
+ * which view. Returns the overlaps: a label over another label, over a
+ * guide line (VMA ends, EOF, marks) or over a drawn record (a read, an
+ * access, a window, a marker; not the VMA's own box or band, which a
+ * label may sit in).
+ */
+function labelOverlaps(what) {
+	var bad = [], n = 0;
+	var cut = function (a, b) {
+		return a.left < b.right - 0.5 && b.left < a.right - 0.5 &&
+			a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
+	};
+	var name = function (t) {
+		return '"' + t.textContent.slice(0, 40) + '"';
+	};
+	mine('svg').forEach(function (s) {
+		var labels = [].slice.call(s.querySelectorAll('text.label'));
+		var boxes = labels.map(function (t) {
+			return t.getBoundingClientRect();
+		});
+		var things = [].slice.call(s.querySelectorAll(
+			'.guide, [data-k]:not(text)')).filter(function (e) {
+			return !/^v:/.test(e.getAttribute('data-k') || '');
+		});
+		n += labels.length;
+		labels.forEach(function (t, i) {
+			for (var j = i + 1; j < labels.length; j++)
+				if (cut(boxes[i], boxes[j]))
+					bad.push(what + ': label ' + name(t) +
+						' overlaps label ' + name(labels[j]));
+			things.forEach(function (e) {
+				if (cut(boxes[i], e.getBoundingClientRect()))
+					bad.push(what + ': label ' + name(t) +
+						' covers ' + e.tagName + ' ' +
+						(e.getAttribute('data-k') ||
+						 e.getAttribute('class')));
+			});
+		});
+	});
+	return { bad: bad, n: n };
+}
+
+/*
+ * page.html#labelcheck: the labels of the page as it opens and zoomed on
+ * each VMA's start and end (the test suite reads data-labels back, and
+ * data-label-count, the labels checked).
+ */
+function labelcheck(maps) {
+	var r = labelOverlaps('whole file'), bad = r.bad, n = r.n;
+	Object.keys(maps).forEach(function (k) {
+		var m = maps[k];
+		m.f.vmas.forEach(function (i) {
+			[D.vmas[i][1], D.vmas[i][2] + 1].forEach(function (p) {
+				m.setView(p - 48, p + 48);
+				var z = labelOverlaps('pages ' + (p - 48) + '-' +
+					(p + 48));
+				bad = bad.concat(z.bad);
+				n += z.n;
+			});
+		});
+		m.reset();
+	});
+	status.setAttribute('data-label-count', n);
+	status.setAttribute('data-labels', bad.length ?
+		bad.slice(0, 8).join('; ') : 'ok');
 }
 
 return main();

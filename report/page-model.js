@@ -29,7 +29,7 @@ var SVGNS = 'http://www.w3.org/2000/svg';
 var R_SEQ = 0, R_FILE = 1, R_FIRST = 2, R_PAGES = 3, R_CAUSE = 4,
 	R_WIN = 5, R_TRIG = 6, R_MARK = 7, R_T = 8, R_DONE = 9,
 	R_DELAY = 10, R_ERR = 11, R_LATE = 12, R_RASTART = 13,
-	R_RASIZE = 14, R_RAASYNC = 15;
+	R_RASIZE = 14, R_RAASYNC = 15, R_RAPAGES = 16, R_BYREAD = 17;
 var A_SEQ = 0, A_FILE = 1, A_TYPE = 2, A_FIRST = 3, A_PAGES = 4, A_T = 5,
 	A_END = 6, A_EVENTS = 7, A_LATE = 8;
 
@@ -150,7 +150,8 @@ D.ranges.forEach(function (g, i) {
 		w = windows[id] = { id: id, file: g[R_FILE], cause: g[R_CAUSE],
 			trigger: g[R_TRIG], start: g[R_RASTART],
 			size: g[R_RASIZE], async: g[R_RAASYNC],
-			marker: g[R_MARK], read: 0, reads: [], late: 0 };
+			marker: g[R_MARK], read: 0, reads: [], late: 0,
+			raPages: g[R_RAPAGES] || 0, byRead: !!g[R_BYREAD] };
 		windowIds.push(id);
 		files[g[R_FILE]].windows.push(id);
 	}
@@ -160,6 +161,93 @@ D.ranges.forEach(function (g, i) {
 		w.late++;
 });
 windowIds.sort(function (a, b) { return a - b; });
+
+/*
+ * read(2) started readahead of @f (a read with by_read) and the log has
+ * no read(2) access at all: the daemon did not trace read(2) lookups
+ * (--trace-reads), so the program's reads are not in the log.
+ */
+var readLookups = D.accesses.some(function (a) {
+	return a[A_TYPE] === 'read';
+});
+function readsUntraced(f) {
+	return !readLookups && f.ranges.some(function (i) {
+		return D.ranges[i][R_BYREAD];
+	});
+}
+
+/* Kernel tracing was off: no cause, no window, no access is known. */
+function untraced(f) {
+	return !f.accesses.length && !f.windows.length &&
+		f.ranges.every(function (i) {
+			return D.ranges[i][R_CAUSE] === 'unknown';
+		});
+}
+
+/* read_ahead_kb in pages, 0 when the page was not told it. */
+var RA_PAGES = D.raKb ? D.raKb / 4 : 0;
+
+/*
+ * Why window @w is larger than read_ahead_kb (when known) or than the
+ * file's ra_pages at the decision, from what its record says: "N pages,
+ * more than ...: why"; '' when it is not.
+ */
+function windowWhy(w) {
+	var size = w.size + ' pages, more than ';
+	if (RA_PAGES && w.size > RA_PAGES && w.raPages > RA_PAGES)
+		return size + 'read_ahead_kb ' + D.raKb + ' (' + RA_PAGES +
+			' pages): the file\'s ra_pages was ' + w.raPages +
+			(w.raPages === 2 * RA_PAGES ? ', twice read_ahead_kb: ' +
+			'the program called posix_fadvise(POSIX_FADV_SEQUENTIAL) ' +
+			'(cat, cp and dd do), which doubles a file\'s ra_pages' :
+			' (the program changed it, e.g. with ' +
+			'POSIX_FADV_SEQUENTIAL, which doubles it)');
+	if (w.raPages && w.size > w.raPages)
+		return size + 'the file\'s ra_pages ' + w.raPages +
+			(w.cause === 'forced' ? ': WILLNEED and readahead(2) ' +
+			'read up to max(ra_pages, io_pages)' : ': a read(2) ' +
+			'larger than ra_pages is read ahead up to the ' +
+			'device\'s io_pages');
+	return '';
+}
+
+/*
+ * Under the windows table: why windows are as large as they are, when
+ * the records say (their ra_pages) and the page knows read_ahead_kb.
+ */
+function windowsNote() {
+	var byWhy = {}, order = [], maxRa = 0, maxSize = 0;
+	windowIds.forEach(function (id) {
+		var w = windows[id], why = windowWhy(w);
+		if (why) {
+			if (!byWhy[why]) {
+				byWhy[why] = [];
+				order.push(why);
+			}
+			byWhy[why].push(id);
+		}
+		maxRa = Math.max(maxRa, w.raPages);
+		maxSize = Math.max(maxSize, w.size);
+	});
+	if (order.length)
+		return order.map(function (why) {
+			var ids = byWhy[why];
+			return (ids.length > 1 ? 'Windows ' + listOf(ids.length > 6 ?
+				ids.slice(0, 5).concat([(ids.length - 5) +
+				' more']) : ids) + ' are ' : 'Window ' + ids[0] +
+				' is ') + why + '.';
+		}).join(' ');
+	/* The kernel's default read_ahead_kb is 128 (32 pages). */
+	if (!RA_PAGES && maxRa > 32)
+		return 'The largest window is ' + maxSize + ' pages; the ' +
+			'records give the file\'s ra_pages, its readahead ' +
+			'maximum, up to ' + maxRa + ' pages. ra_pages is ' +
+			'read_ahead_kb / 4 unless the program changed it: ' +
+			'posix_fadvise(POSIX_FADV_SEQUENTIAL), which cat, cp ' +
+			'and dd call, doubles it (testfs-report --ra-kb makes ' +
+			'this page compare them).';
+	return '';
+}
 
 /* Sorted, coalesced [first, end) extents of the pages of @list. */
 function extents(list) {
@@ -321,7 +409,8 @@ var tip = html('div', { id: 'tip' }, null, document.body);
 
 function rangeText(i) {
 	var g = D.ranges[i], w = windows[g[R_WIN]];
-	var s = 'FUSE read #' + g[R_SEQ] + '  ' + D.files[g[R_FILE]][0] +
+	var s = 'FUSE read #' + g[R_SEQ] + ' (seq in the log)  ' +
+		D.files[g[R_FILE]][0] +
 		'\npages ' + pageSpan(g[R_FIRST], g[R_FIRST] + g[R_PAGES] - 1) +
 		' (' + g[R_PAGES] + ')\ncause ' + g[R_CAUSE] +
 		(g[R_WIN] ? '   window ' + g[R_WIN] : '') +
@@ -350,13 +439,15 @@ function accessText(i) {
 }
 
 function windowText(id) {
-	var w = windows[id];
+	var w = windows[id], why = windowWhy(w);
 	return 'window ' + id + ' (' + w.cause + ')\npages ' +
 		pageSpan(w.start, w.start + w.size - 1) + ' (size ' + w.size +
 		', async ' + w.async + ')\ntrigger page ' +
 		(w.trigger >= 0 ? w.trigger : '-') + '   marker ' +
 		(w.marker >= 0 ? w.marker : '-') + '\nread ' + w.read +
-		' pages in ' + w.reads.length + ' FUSE read(s)';
+		' pages in ' + w.reads.length + ' FUSE read(s)' +
+		(w.raPages ? '\nthe file\'s ra_pages ' + w.raPages : '') +
+		(why ? '\nthis window is ' + why : '');
 }
 
 function tipFor(k) {

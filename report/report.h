@@ -76,6 +76,14 @@ struct htmlrep_range {
 	int32_t err;
 	/* An access waited on this read. */
 	bool late;
+	/*
+	 * The file's readahead maximum at the decision (the record's
+	 * ra_pages; 0 unknown): read_ahead_kb / 4, doubled for a file the
+	 * program gave POSIX_FADV_SEQUENTIAL.
+	 */
+	uint32_t ra_pages;
+	/* The decision was made on a read(2)-style access (by_read). */
+	bool by_read;
 };
 
 /* Pages the kernel saw accessed (fault, read(2), fault-around map). */
@@ -129,6 +137,8 @@ struct htmlrep {
 	size_t nverdicts;
 	/* Records the log lost (its ring overflowed); shown as a warning. */
 	uint64_t lost;
+	/* The mount's read_ahead_kb, 0 unknown: the page compares windows. */
+	unsigned ra_kb;
 };
 
 /** An empty model; htmlrep_free() releases what the add calls allocated. */

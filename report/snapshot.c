@@ -43,6 +43,8 @@ static int add_read(struct htmlrep *r, const struct testfs_record *rec)
 	g.delay_ns = rec->delay_ns;
 	g.err = rec->err;
 	g.late = rec->late;
+	g.ra_pages = rec->ra_pages;
+	g.by_read = rec->by_read;
 	return htmlrep_add_range(r, &g);
 }
 

@@ -36,6 +36,8 @@ static void usage(FILE *f)
 	      "                      .html)\n"
 	      "  --title TEXT        the page's title (default: testfs: LOG)\n"
 	      "  --subtitle TEXT     a line under the title (kernel, settings)\n"
+	      "  --ra-kb KB          the mount's read_ahead_kb (1..1048576), so the\n"
+	      "                      page can say why a window is larger than it\n"
 	      "  --file NAME:SIZE    the size of file NAME (bytes, K/M/G suffix as\n"
 	      "                      for testfs --file), so the map ends at its EOF;\n"
 	      "                      repeatable. Without it the map ends at the last\n"
@@ -82,6 +84,7 @@ struct args {
 	const char *output;
 	const char *title;
 	const char *subtitle;
+	unsigned ra_kb;
 	char **file_names;
 	uint64_t *file_pages;
 	size_t nfiles;
@@ -207,6 +210,13 @@ static int parse_args(struct args *a, int argc, char **argv)
 			a->title = argv[++i];
 		} else if (strcmp(s, "--subtitle") == 0 && has) {
 			a->subtitle = argv[++i];
+		} else if (strcmp(s, "--ra-kb") == 0 && has) {
+			uint64_t kb;
+			const char *why;
+
+			if (parse_uint(argv[++i], 1, 1048576, &kb, &why))
+				return bad("--ra-kb", argv[i], why);
+			a->ra_kb = (unsigned)kb;
 		} else if (strcmp(s, "--file") == 0 && has) {
 			err = parse_file(a, argv[++i]);
 			if (err)
@@ -306,6 +316,7 @@ static int apply_args(struct args *a, struct htmlrep *r)
 		return -ENOMEM;
 	if (a->subtitle && htmlrep_set_subtitle(r, a->subtitle))
 		return -ENOMEM;
+	r->ra_kb = a->ra_kb;
 	return 0;
 }
 

@@ -47,6 +47,7 @@ int html_phase(struct scenario_ctx *ctx, struct session *s, const char *phase,
 	err = htmlrep_add_snapshot(ctx->html, log);
 	if (err)
 		return err;
+	ctx->html->ra_kb = s->ra_kb;
 	snprintf(sub, sizeof(sub),
 		 "phase \"%s\" · kernel %s · read_ahead_kb %u (%u pages) · "
 		 "FUSE max_pages %u · storage model %s · kernel tracing %s",

@@ -26,7 +26,15 @@ void report_page_age(struct rnode *parent, const struct testfs_log *log,
 	rep_uint(obj, "fetches", "page fetches", a.pages, "pages");
 	rep_uint(obj, "late", "first access waited on the read (late)", a.late,
 		 "pages");
-	rep_uint(obj, "never", "never accessed", a.never, "pages");
+	rep_uint(obj, "never",
+		 a.reads_untraced ? "never accessed (or read(2), not traced)"
+				  : "never accessed",
+		 a.never, "pages");
+	if (a.reads_untraced)
+		rep_str(obj, "never_why", "why never",
+			"read(2) accesses were not traced: pages only read(2) "
+			"touched count as never (the daemon traces them with "
+			"--trace-reads, which scenarios leave off)");
 	rep_uint(obj, "mapped", "mapped by fault-around, access not seen",
 		 a.mapped, "pages");
 	rep_uint(obj, "resolution_us", "resolution", a.resolution_ns / 1000,
@@ -65,6 +73,13 @@ static uint64_t uint_of(const struct rnode *n, const char *key)
 	return k && k->type == R_UINT ? k->v.u : 0;
 }
 
+static const char *str_of(const struct rnode *n, const char *key)
+{
+	const struct rnode *k = kid(n, key);
+
+	return k && k->type == R_STR ? k->str : NULL;
+}
+
 int report_page_age_words(struct report *rep, char *buf, size_t len)
 {
 	const struct rnode *root = report_root(rep), *age = NULL, *t;
@@ -100,7 +115,10 @@ int report_page_age_words(struct report *rep, char *buf, size_t len)
 						 uint_of(t->kids[i], "pages"));
 	}
 	if (used < len)
-		snprintf(buf + used, len - used, "%s.",
-			 t && t->n ? "" : " none");
+		used += (size_t)snprintf(buf + used, len - used, "%s.",
+					 t && t->n ? "" : " none");
+	if (used < len && str_of(age, "never_why"))
+		snprintf(buf + used, len - used, " Never: %s.",
+			 str_of(age, "never_why"));
 	return 1;
 }

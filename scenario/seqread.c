@@ -372,6 +372,13 @@ static void report(struct scenario_ctx *ctx, const struct session *s,
 	report_verdict(table, "VMA-limited", "not modelled (no mapping)", "-",
 		       "not modelled");
 
+	/*
+	 * Page age of the first run: read(2) lookups are not traced here, so
+	 * it says its "never" counts pages read(2) read (never_why).
+	 */
+	report_page_age(rep_section(ctx->rep, "page_age", "Page age"),
+			runs[0].log, s->file);
+
 	/* The page map of the first run's first 4 windows at full size. */
 	sec = rep_section(ctx->rep, "page_map", "Page map");
 	for (i = 0; i < nruns && i < 2; i++) {

@@ -532,6 +532,8 @@ Test(lib, bad_config)
 
 	cfg.max_pages = 257;
 	cr_assert_eq(testfs_start(&cfg, &fs), -EINVAL);
+	cr_assert_str_eq(testfs_strerror(-EINVAL),
+			 "Invalid argument: max_pages 257 is above 256");
 	cfg.max_pages = 0;
 	cfg.max_background = 4;
 	cfg.congestion_threshold = 5;
@@ -562,6 +564,20 @@ Test(lib, bad_args)
 	cr_assert_eq(testfs_start(&cfg, &fs), -EIO);
 	cr_assert_lt(now_ms() - t0, 3000, "took %llu ms",
 		     (unsigned long long)(now_ms() - t0));
+	/* The daemon's reason, its exit status and the daemon run. */
+	cr_assert_not_null(
+		strstr(testfs_strerror(-EIO),
+		       " exited with status 2 before the mount was ready: --max-pages '999': value out of range (expected an integer in 1..256)"),
+		"%s", testfs_strerror(-EIO));
+	cr_assert_eq(strncmp(testfs_strerror(-EIO),
+			     "Input/output error: the daemon /", 32),
+		     0, "%s", testfs_strerror(-EIO));
+	/* Another errno, or a positive one, is the plain strerror() ... */
+	cr_assert_str_eq(testfs_strerror(-EINVAL), "Invalid argument");
+	cr_assert_str_eq(testfs_strerror(EIO), testfs_strerror(-EIO));
+	/* ... and the next start forgets the reason. */
+	cr_assert_eq(testfs_start(NULL, NULL), -EINVAL);
+	cr_assert_str_eq(testfs_strerror(-EIO), "Input/output error");
 	assert_tmpdir_clean();
 }
 
@@ -593,6 +609,9 @@ Test(lib, start_timeout)
 	err = testfs_start(&cfg, &fs);
 	unlink(script);
 	cr_assert_eq(err, -ETIMEDOUT, "start: %d", err);
+	cr_assert_not_null(strstr(testfs_strerror(err),
+				  " did not say ready within 300 ms"),
+			   "%s", testfs_strerror(err));
 	cr_assert_lt(now_ms() - t0, 3000);
 	assert_tmpdir_clean();
 }
@@ -604,11 +623,16 @@ Test(lib, daemon_exits_early)
 	struct testfs_mount *fs;
 	int err;
 
-	write_script(script, sizeof(script), "exit 3");
+	write_script(script, sizeof(script), "echo 'no FUSE here' >&2; exit 3");
 	cfg.daemon = script;
 	err = testfs_start(&cfg, &fs);
 	unlink(script);
 	cr_assert_eq(err, -EIO, "start: %d", err);
+	/* A daemon that says nothing on the ready pipe: its exit status. */
+	cr_assert_not_null(
+		strstr(testfs_strerror(err),
+		       " exited with status 3 before the mount was ready"),
+		"%s", testfs_strerror(err));
 	assert_tmpdir_clean();
 }
 

@@ -229,3 +229,40 @@ Test(page_age_fake, check)
 	cr_assert(strstr(why, "lost"), "%s", why);
 	free(why);
 }
+
+/*
+ * read(2) started the readahead and read(2) lookups were not traced: the
+ * pages read(2) read show as never accessed, and the result says so.
+ */
+Test(page_age_fake, read_accesses_not_traced)
+{
+	struct testfs_page_age a;
+	struct fake f;
+	char *why = NULL;
+
+	fake_init(&f);
+	fetch(&f, 0, 8, 1 * MS, 2 * MS);
+	a = age_of(&f);
+	cr_assert_eq(a.never, 8);
+	cr_assert(!a.reads_untraced, "no read(2) decision: nothing to say");
+	f.recs[0].by_read = true;
+	a = age_of(&f);
+	cr_assert_eq(a.never, 8);
+	cr_assert(a.reads_untraced);
+	cr_assert_eq(testfs_check_page_age(&f.log, "f.bin", 50 * MS, 0, &why),
+		     1);
+	cr_assert(strstr(why, "; read(2) accesses were not traced (run the "
+			      "daemon with --trace-reads, "
+			      "testfs_config.trace_reads): pages only read(2) "
+			      "touched count as never accessed"),
+		  "%s", why);
+	free(why);
+	/* With read(2) lookups traced, never means never. */
+	f.log.reads_traced = true;
+	a = age_of(&f);
+	cr_assert(!a.reads_untraced);
+	cr_assert_eq(testfs_check_page_age(&f.log, "f.bin", 50 * MS, 0, &why),
+		     1);
+	cr_assert_null(strstr(why, "not traced"), "%s", why);
+	free(why);
+}

@@ -8,7 +8,11 @@
  *    exactly what it asks;
  *  - POSIX_FADV_WILLNEED and readahead(2): force_page_cache_ra() reads the
  *    range asked (capped at max(io_pages, ra_pages) per call) with no
- *    marker, so no async readahead follows.
+ *    marker, so no async readahead follows;
+ *  - POSIX_FADV_WILLNEED with len 0 ("to the end", testfs_fadvise() with
+ *    npages 0) reads ra_pages pages from the offset, not the whole file:
+ *    measured on 6.18 from page 100 of 64 MiB, [100, 131] at ra 128 KiB,
+ *    [100, 355] at 1 MiB, [100, 1123] at 4 MiB.
  */
 #include "ra_common.h"
 
@@ -105,4 +109,33 @@ Test(fadvise, willneed_reads_the_range)
 Test(fadvise, readahead_syscall_reads_the_range)
 {
 	forced(true);
+}
+
+/* testfs_fadvise(npages 0) is "to the end": WILLNEED caps it at ra_pages. */
+Test(fadvise, willneed_to_the_end_reads_ra_pages)
+{
+	struct testfs_extents want = TESTFS_EXTENTS_INIT;
+	struct testfs_extents fetched = TESTFS_EXTENTS_INIT;
+	struct testfs_log *log;
+	int fd;
+
+	ra_start(1024);
+	fd = testfs_open(fs, BIG, O_RDONLY);
+	testfs_assert_ok(fd);
+	testfs_assert_ok(testfs_fadvise(fd, 100, 0, POSIX_FADV_WILLNEED));
+	close(fd);
+	testfs_assert_ok(testfs_log_snapshot(fs, &log));
+	ra_invariants(log, NULL, 256);
+	testfs_assert_ok(testfs_log_fetched(log, BIG, &fetched));
+	/* Never past the end, and never less than the first page. */
+	testfs_assert_covers(log, BIG, 100, 100);
+	testfs_assert_within(log, BIG, 100, BIG_PAGES - 1);
+	testfs_assert_ok(testfs_extents_add(&want, 100, 355));
+	testfs_expect_policy(
+		"FADV_WILLNEED to the end: ra_pages from the offset",
+		testfs_extents_equal(&fetched, &want), "[100, 355]", "%s (%s)",
+		ra_fmt(&fetched), ra_requests(log, BIG, 6));
+	testfs_extents_free(&fetched);
+	testfs_extents_free(&want);
+	testfs_log_free(log);
 }

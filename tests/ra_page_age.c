@@ -324,6 +324,51 @@ Test(page_age, reads)
 	close(fd);
 }
 
+/*
+ * read(2) without --trace-reads: the readahead read(2) started is seen,
+ * its accesses are not. Every page fetched counts as never accessed, and
+ * the library, the check and the daemon's stats all say why.
+ */
+Test(page_age, reads_not_traced)
+{
+	struct testfs_page_age a;
+	struct testfs_log *log;
+	char stats[65536], *why = NULL;
+	ssize_t len;
+	int fd;
+
+	start(false);
+	fd = testfs_open(fs, AGE, O_RDONLY);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(testfs_read_pages(fd, 0, 16, 4096, TESTFS_ORDER_FORWARD, 0,
+				       NULL),
+		     16 * 4096);
+	close(fd);
+	log = snapshot();
+	testfs_assert_ok(testfs_log_page_age(log, AGE, &a));
+	cr_assert_gt(a.pages, 0);
+	cr_assert_eq(a.never, a.pages, "never %llu of %llu",
+		     (unsigned long long)a.never, (unsigned long long)a.pages);
+	cr_assert(a.reads_untraced);
+	cr_assert_eq(testfs_check_page_age(log, AGE, 1, 0, &why), 1);
+	cr_assert(strstr(why, "read(2) accesses were not traced (run the "
+			      "daemon with --trace-reads"),
+		  "%s", why);
+	free(why);
+	testfs_log_free(log);
+
+	fd = testfs_open(fs, ".testfs/stats", O_RDONLY);
+	cr_assert_geq(fd, 0);
+	len = read(fd, stats, sizeof(stats) - 1);
+	close(fd);
+	cr_assert_gt(len, 0);
+	stats[len] = '\0';
+	cr_assert(strstr(stats, ",\"never_why\":\"read(2) accesses are not "
+				"traced (--trace-reads): pages only read(2) "
+				"touched count as never\"}"),
+		  "%s", stats);
+}
+
 /* A page fetched again after an eviction ages from its latest fetch. */
 Test(page_age, refetch)
 {

@@ -247,6 +247,19 @@ Test(scenario, seqread_small)
 
 	run_small(&r, "seqread", false);
 	cr_assert(strstr(r.out, "\"runs\":["));
+	/*
+	 * read(2) started the readahead and the scenario does not trace
+	 * read(2) lookups: page age (with tracing) must say that its never
+	 * is not "nothing read them".
+	 */
+	if (strstr(r.out, "\"page_age\":{"))
+		cr_assert(strstr(r.out,
+				 "\"never_why\":\"read(2) accesses were "
+				 "not traced: pages only read(2) touched "
+				 "count as never (the daemon traces them "
+				 "with --trace-reads, which scenarios "
+				 "leave off)\""),
+			  "%.4000s", strstr(r.out, "\"page_age\":{"));
 	result_free(&r);
 }
 

@@ -43,7 +43,7 @@
 		if (testfs_rc_ < 0) {                                          \
 			snprintf(testfs_msg_, sizeof(testfs_msg_),             \
 				 "testfs: %s could not check: %s", #Call,      \
-				 strerror(-testfs_rc_));                       \
+				 testfs_strerror(testfs_rc_));                 \
 		} else if (testfs_rc_ > 0) {                                   \
 			snprintf(testfs_msg_, sizeof(testfs_msg_), "%s",       \
 				 testfs_why_ ? testfs_why_ : #Call);           \
@@ -63,6 +63,45 @@
 	TESTFS_CR_CHECK_(                                                      \
 		cr_expect_fail,                                                \
 		testfs_check_within(Log, Name, First, Last, &testfs_why_))
+
+/**
+ * Every page of [@First, @Last] of @Name was fetched (others may have
+ * been too). On failure:
+ *
+ *     big.bin: 128 of the 1024 pages of [0, 1023] were not fetched:
+ *     expected covering [0, 1023], observed [0, 895] (896 pages in 4
+ *     requests); not fetched: [896, 1023]
+ */
+#define testfs_assert_covers(Log, Name, First, Last)                           \
+	TESTFS_CR_CHECK_(                                                      \
+		cr_assert_fail,                                                \
+		testfs_check_covers(Log, Name, First, Last, &testfs_why_))
+#define testfs_expect_covers(Log, Name, First, Last)                           \
+	TESTFS_CR_CHECK_(                                                      \
+		cr_expect_fail,                                                \
+		testfs_check_covers(Log, Name, First, Last, &testfs_why_))
+
+/**
+ * The same in bytes: the pages bytes [@Off, @Off + @Len) fall in
+ * (testfs_pages_of_bytes()). The message starts with the bytes and their
+ * pages: "big.bin: bytes [0, 4194303] are pages [0, 1023]: ...".
+ */
+#define testfs_assert_within_bytes(Log, Name, Off, Len)                        \
+	TESTFS_CR_CHECK_(                                                      \
+		cr_assert_fail,                                                \
+		testfs_check_within_bytes(Log, Name, Off, Len, &testfs_why_))
+#define testfs_expect_within_bytes(Log, Name, Off, Len)                        \
+	TESTFS_CR_CHECK_(                                                      \
+		cr_expect_fail,                                                \
+		testfs_check_within_bytes(Log, Name, Off, Len, &testfs_why_))
+#define testfs_assert_covers_bytes(Log, Name, Off, Len)                        \
+	TESTFS_CR_CHECK_(                                                      \
+		cr_assert_fail,                                                \
+		testfs_check_covers_bytes(Log, Name, Off, Len, &testfs_why_))
+#define testfs_expect_covers_bytes(Log, Name, Off, Len)                        \
+	TESTFS_CR_CHECK_(                                                      \
+		cr_expect_fail,                                                \
+		testfs_check_covers_bytes(Log, Name, Off, Len, &testfs_why_))
 
 /** The pages fetched of @Name equal the extents @Expected. */
 #define testfs_assert_fetched(Log, Name, Expected)                             \
@@ -158,14 +197,22 @@
 			 testfs_check_page_age(Log, Name, OlderNs, MaxPages,   \
 					       &testfs_why_))
 
-/** A libtestfs call that returns a negative errno on failure succeeded. */
+/**
+ * A libtestfs call that returns a negative errno on failure succeeded.
+ * The failure message gives the errno and its reason (testfs_strerror()),
+ * e.g. for a daemon that refused its arguments:
+ *
+ *     testfs_start(&cfg, &fs) failed: Input/output error: the daemon
+ *     /usr/local/bin/testfs exited with status 2 before the mount was
+ *     ready: --max-pages '999': ...
+ */
 #define testfs_assert_ok(Call)                                                 \
 	do {                                                                   \
 		long long testfs_ret_ = (long long)(Call);                     \
                                                                                \
 		if (testfs_ret_ < 0)                                           \
 			cr_assert_fail("%s failed: %s", #Call,                 \
-				       strerror((int)-testfs_ret_));           \
+				       testfs_strerror((int)testfs_ret_));     \
 	} while (0)
 
 /** Whether policy differences only warn (TESTFS_POLICY=warn). */

@@ -53,7 +53,7 @@ grep -qE '(src|href)=' "$tmp/ok.html" && fail "the page loads something"
 grep -q '^<!DOCTYPE html>' "$tmp/stdout.html" || fail "-o - wrote no page"
 
 "$report" --help >"$tmp/help" || fail "--help failed"
-for word in --output --title --subtitle --file --vma 'Exit status'; do
+for word in --output --title --subtitle --ra-kb --file --vma 'Exit status'; do
 	grep -q -- "$word" "$tmp/help" || fail "--help does not mention $word"
 done
 
@@ -128,6 +128,12 @@ expect 2 "no LOG given" "$report"
 expect 2 "unknown option" "$report" --frobnicate "$tmp/ok.jsonl"
 expect 2 "only one LOG" "$report" "$tmp/ok.jsonl" "$tmp/ok.jsonl"
 expect 2 "--vma '9-2'" "$report" --vma 9-2 "$tmp/ok.jsonl"
+expect 2 "--ra-kb '0': " "$report" --ra-kb 0 "$tmp/ok.jsonl"
+expect 2 "--ra-kb '1M': " "$report" --ra-kb 1M "$tmp/ok.jsonl"
+# The page is told read_ahead_kb, and each read its ra_pages and by_read.
+"$report" -o "$tmp/ra.html" --ra-kb 1024 "$tmp/ok.jsonl" || fail "--ra-kb 1024"
+grep -q '"raKb":1024,' "$tmp/ra.html" || fail "--ra-kb 1024: not in the data"
+grep -q ',32,1\]' "$tmp/ra.html" || fail "the by_read read lacks ra_pages 32, by_read 1"
 expect 2 "--vma '1-2:rwz'" "$report" --vma 1-2:rwz "$tmp/ok.jsonl"
 expect 2 "--file 'a.bin': expected NAME:SIZE" "$report" --file a.bin "$tmp/ok.jsonl"
 expect 2 "--file 'a.bin:12Q': unknown size" "$report" --file a.bin:12Q "$tmp/ok.jsonl"

@@ -259,10 +259,13 @@ static void add_hist(struct strbuf *sb, const char *key, const uint64_t *v,
 /*
  * ,"page_age":{"pages":N,"late":N,"never":N,"mapped":N,
  * "resolution_ns":N,"us":{"LOW":N,...}}: bucket LOW holds ages of LOW to
- * 2 LOW us (0: under 1 us; the last bucket is open). null untraced.
+ * 2 LOW us (0: under 1 us; the last bucket is open). null untraced. With
+ * @reads_untraced (read(2) started readahead here, its lookups are not
+ * traced) a "never_why" after "us" says that "never" counts pages read(2)
+ * read too.
  */
 static int add_page_age(struct strbuf *sb, const struct age_input *in,
-			bool traced)
+			bool traced, bool reads_untraced)
 {
 	struct age_hist h;
 	bool first = true;
@@ -287,7 +290,12 @@ static int add_page_age(struct strbuf *sb, const struct age_input *in,
 			    age_bucket_low_us(i), h.bucket[i]);
 		first = false;
 	}
-	strbuf_adds(sb, "}}");
+	strbuf_adds(sb, "}");
+	if (reads_untraced)
+		strbuf_adds(
+			sb,
+			",\"never_why\":\"read(2) accesses are not traced (--trace-reads): pages only read(2) touched count as never\"");
+	strbuf_adds(sb, "}");
 	return 0;
 }
 
@@ -384,7 +392,8 @@ int usage_render(struct log_ring *ring, uint64_t from, uint32_t page_size,
 			    ",\"late_accesses\":%" PRIu64
 			    ",\"late_reads\":%" PRIu64,
 			    f->late_accesses, f->late_reads);
-		if (add_page_age(sb, &f->age, traced))
+		if (add_page_age(sb, &f->age, traced,
+				 !reads_traced && f->read_triggered))
 			u.oom = true;
 		strbuf_adds(sb, "}");
 	}

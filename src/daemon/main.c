@@ -24,6 +24,7 @@
 #include "mount_guard.h"
 #include "options.h"
 #include "serve.h"
+#include "start_reason.h"
 #include "startup.h"
 
 #ifndef TESTFS_VERSION
@@ -252,6 +253,20 @@ static void start_guard(struct testfs *t, const struct options *o)
 			strerror(-err));
 }
 
+/*
+ * A start-up that failed tells --ready-fd why, unless the mount was ready
+ * (the descriptor is closed then) or the descriptor is not open.
+ */
+static void tell_ready_fd(const struct options *o, int status)
+{
+	if (status == EXIT_OK || o->ready_fd < 0 ||
+	    (startup_done() && !startup_failed()))
+		return;
+	if (fcntl(o->ready_fd, F_GETFD) < 0)
+		return;
+	start_reason_send(o->ready_fd);
+}
+
 int main(int argc, char **argv)
 {
 	static struct testfs t;
@@ -259,9 +274,11 @@ int main(int argc, char **argv)
 	char err[1024];
 	int status, log_fd = -1;
 
+	start_reason_capture();
 	options_init(&o);
 	if (options_parse(&o, argc, argv, err, sizeof(err)) != 0) {
 		fprintf(stderr, "testfs: %s\nTry 'testfs --help'.\n", esc(err));
+		tell_ready_fd(&o, EXIT_USAGE);
 		options_free(&o);
 		return EXIT_USAGE;
 	}
@@ -316,6 +333,7 @@ int main(int argc, char **argv)
 	if (stop_log(&t, &o) != 0 && status == EXIT_OK)
 		status = EXIT_RUNTIME;
 out_free:
+	tell_ready_fd(&o, status);
 	mount_guard_release();
 	fileset_destroy(&t.files);
 	rules_free(t.rules);

@@ -133,7 +133,7 @@ static const struct opt_desc opt_table[] = {
 	  "remove MOUNTPOINT (an empty directory) after unmounting, e.g. a "
 	  "temporary one made for testfs" },
 	{ "ready-fd", 0, OPT_READY_FD, true, false, SEC_PROCESS, "FD",
-	  "write 'ready\\n' to FD once the mount is ready" },
+	  "write 'ready\\n' to FD once the mount is ready (or 'error: REASON\\n' if start-up fails)" },
 	{ "watch-pid", 0, OPT_WATCH_PID, true, false, SEC_PROCESS, "PID",
 	  "unmount and exit when process PID exits" },
 	{ "help", 'h', OPT_HELP, false, false, SEC_PROCESS, NULL, "this text" },
