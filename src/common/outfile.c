@@ -96,9 +96,15 @@ static ssize_t cookie_write(void *cookie, const char *buf, size_t size)
 	struct outfile *o = cookie;
 	size_t done = 0;
 
-	/* After the first error nothing more goes out, not even a flush. */
+	/*
+	 * After the first error nothing more goes out, not even a flush; the
+	 * error is kept in @o for outfile_close(). The data is taken as
+	 * written: glibc's stdio mishandles a cookie that returns -1 inside
+	 * a large fwrite() (a 68 KiB page onto a full device overran its
+	 * buffer), so the error is never reported through stdio.
+	 */
 	if (o->err)
-		return -1;
+		return (ssize_t)size;
 	while (done < size) {
 		ssize_t n = write(o->fd, buf + done, size - done);
 
@@ -107,7 +113,7 @@ static ssize_t cookie_write(void *cookie, const char *buf, size_t size)
 		if (n <= 0) {
 			if (!o->err)
 				o->err = n < 0 ? -errno : -EIO;
-			return -1;
+			return (ssize_t)size;
 		}
 		done += (size_t)n;
 	}
