@@ -102,18 +102,32 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
+ver=
 case $source_spec in
-debian:6.12)
-	tarball=/usr/src/linux-source-6.12.tar.xz
-	pkg=linux-source-6.12
+debian:*)
+	ver=${source_spec#debian:}
+	[[ $ver =~ ^[0-9]+\.[0-9]+$ ]] ||
+		die "unknown --source '$source_spec' (debian:MAJOR.MINOR, e.g. debian:6.12, debian:7.3)"
+	pkg=linux-source-$ver
+	tarball=/usr/src/$pkg.tar.xz
+	pkgver=$(dpkg-query -W -f '${Version}' "$pkg" 2>/dev/null || echo unknown)
+	if [ ! -r "$tarball" ] && [ -r "$cache/debs/$pkg.tar.xz" ]; then
+		tarball=$cache/debs/$pkg.tar.xz
+		pkgver=$(cat "$cache/debs/$pkg.version" 2>/dev/null || echo unknown)
+	fi
+	[ -r "$tarball" ] || die "$pkg is not fetched (testfs-matrix build --source $source_spec fetches it)"
 	;;
 *)
-	die "unknown --source '$source_spec' (supported: debian:6.12)"
+	die "unknown --source '$source_spec' (debian:VERSION)"
 	;;
 esac
-[ -r "$tarball" ] || die "$tarball missing (apt-get install $pkg)"
-ver=${source_spec#*:}
-pkgver=$(dpkg-query -W -f '${Version}' "$pkg" 2>/dev/null || echo unknown)
+
+# The base series of a source line: what every lab kernel of it carries
+case $ver in
+6.*) base_series=(tracepoints ra-max-index) ;;
+*) base_series=(tracepoints) ;;
+esac
+series=("${base_series[@]}" "${series[@]:2}")
 
 name=lab-$ver
 spec=lab:$ver
@@ -130,28 +144,29 @@ obj=$tree/obj
 out=$cache/kernels/$name
 log=$cache/build/$name.log
 
+# kernel/SERIES, or kernel/MAJOR.x/SERIES where a source line needs a port
+series_dir() {
+	if [ -d "$here/${ver%%.*}.x/$1" ]; then
+		echo "$here/${ver%%.*}.x/$1"
+	else
+		echo "$here/$1"
+	fi
+}
+
 # What the kernel is made of; equal text means the cached kernel is it
 describe() {
 	echo "source: $source_spec ($pkg $pkgver, $(basename "$tarball"))"
+	echo "release: -lab${name#lab-"$ver"}"
 	echo "config: x86_64_defconfig + guest.config" \
 		"$(sha256sum <"$here/guest.config" | cut -d' ' -f1)"
 	local s p
 	for s in "${series[@]}"; do
-		for p in "$here/$s"/*.patch; do
+		for p in "$(series_dir "$s")"/*.patch; do
 			echo "patch: $s/$(basename "$p")" \
 				"$(sha256sum <"$p" | cut -d' ' -f1)"
 		done
 	done
 }
-want=$(describe)
-
-if [ $force = 0 ] && [ -f "$out/bzImage" ] &&
-	[ "$(cat "$out/source.txt" 2>/dev/null)" = "$want" ]; then
-	say "$spec is cached in $out"
-	echo "$spec"
-	exit 0
-fi
-
 # One build per variant at a time; other variants may build alongside
 exec 9>"$cache/build/$name.lock"
 flock 9
@@ -173,11 +188,39 @@ if [ ! -f "$pristine/.testfs-unpacked" ]; then
 	) 8>"$cache/src/.unpack.lock"
 fi
 
+# A base series is left out where the source has what it adds already
+# (7.x has the readahead events): kernel/SERIES/provides names a file and
+# a pattern that is in it once the series is applied
+present() {
+	local f pat
+	[ -f "$here/$1/provides" ] || return 1
+	read -r f pat <"$here/$1/provides"
+	grep -qE -- "$pat" "$pristine/$f" 2>/dev/null
+}
+kept=()
+for s in "${series[@]}"; do
+	if [[ " ${base_series[*]} " == *" $s "* ]] && present "$s"; then
+		say "$pkg has what $s adds ($(cut -d' ' -f1 "$here/$s/provides")): not applied"
+		continue
+	fi
+	kept+=("$s")
+done
+series=("${kept[@]}")
+
+want=$(describe)
+
+if [ $force = 0 ] && [ -f "$out/bzImage" ] &&
+	[ "$(cat "$out/source.txt" 2>/dev/null)" = "$want" ]; then
+	say "$spec is cached in $out"
+	echo "$spec"
+	exit 0
+fi
+
 # Files the series touch, from the patches' "+++ b/<path>" lines
 patched_files() {
 	local s
 	for s in "$@"; do
-		sed -n 's|^+++ b/||p' "$here/$s"/*.patch
+		sed -n 's|^+++ b/||p' "$(series_dir "$s")"/*.patch
 	done | sort -u
 }
 
@@ -241,7 +284,7 @@ prepare_tree() {
 	done <"$stage.all"
 	: >"$log"
 	for s in "${series[@]}"; do
-		for p in "$here/$s"/*.patch; do
+		for p in "$(series_dir "$s")"/*.patch; do
 			echo "== patch $s/$(basename "$p")" >>"$log"
 			if ! patch -d "$stage" -p1 -N --no-backup-if-mismatch \
 				-r - <"$p" >>"$log" 2>&1; then
@@ -307,7 +350,7 @@ prepare_tree
 configure
 
 # The release names the variant: 6.12.117-lab, 6.12.117-lab+vma-limit
-localversion=${name#lab-"$ver"}
+localversion=-lab${name#lab-"$ver"}
 say "building $spec in $obj (nice -n 19, make -j$jobs, log: $log)"
 start=$(date +%s)
 nice -n 19 make -C "$tree" O=obj -j"$jobs" CC="ccache gcc" \
