@@ -156,7 +156,6 @@ series_dir() {
 # What the kernel is made of; equal text means the cached kernel is it
 describe() {
 	echo "source: $source_spec ($pkg $pkgver, $(basename "$tarball"))"
-	echo "release: -lab${name#lab-"$ver"}"
 	echo "config: x86_64_defconfig + guest.config" \
 		"$(sha256sum <"$here/guest.config" | cut -d' ' -f1)"
 	local s p
@@ -350,7 +349,7 @@ prepare_tree
 configure
 
 # The release names the variant: 6.12.117-lab, 6.12.117-lab+vma-limit
-localversion=-lab${name#lab-"$ver"}
+localversion=${name#lab-"$ver"}
 say "building $spec in $obj (nice -n 19, make -j$jobs, log: $log)"
 start=$(date +%s)
 nice -n 19 make -C "$tree" O=obj -j"$jobs" CC="ccache gcc" \
