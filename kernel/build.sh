@@ -8,7 +8,7 @@
 #
 #   kernel/build.sh [--source debian:VERSION|PATH] [--patches SERIES]...
 #                   [--patch-file NAME=FILE]... [--fuzz N] [--jobs N]
-#                   [--force]
+#                   [--force] [--one-tree]
 #
 # Prints the kernel's SPEC (lab:6.12, lab:7.3+vma-limit, ...) on stdout;
 # progress goes to stderr. Layout under ${TESTFS_CACHE:-~/.cache/testfs}:
@@ -37,6 +37,7 @@ named=()      # --patches SERIES, in order
 pfiles=()     # --patch-file NAME=FILE, in order
 fuzz=2
 jobs=2
+one_tree=0
 force=0
 
 die() {
@@ -117,6 +118,11 @@ while [ $# -gt 0 ]; do
 		;;
 	--force)
 		force=1
+		shift
+		;;
+	--one-tree)
+		# bisect: every variant in one build tree, re-patched
+		one_tree=1
 		shift
 		;;
 	-h | --help)
@@ -208,8 +214,11 @@ suffix=
 for s in "${series[@]:${#base_series[@]}}"; do
 	suffix+=+$s
 done
+# the patches of one file share its name
+prev=
 for pf in "${pfiles[@]}"; do
-	suffix+=+${pf%%=*}
+	[ "${pf%%=*}" = "$prev" ] || suffix+=+${pf%%=*}
+	prev=${pf%%=*}
 done
 # A long series is named by its first patch, how many follow and a hash
 # of all names, so the release fits uname's 64 characters
@@ -222,9 +231,10 @@ fi
 name+=$suffix
 spec=lab:${name#lab-}
 tree=$cache/build/$name
+[ $one_tree = 0 ] || tree=$cache/build/${name%%+*}+one-tree
 obj=$tree/obj
 out=$cache/kernels/$name
-log=$cache/build/$name.log
+log=$tree.log
 
 # What the kernel is made of; equal text means the cached kernel is it
 describe() {
@@ -254,7 +264,7 @@ tree_sum() {
 		-printf '%P %s %T@\n' | LC_ALL=C sort | sha256sum | cut -c1-16)
 }
 # One build per variant at a time; other variants may build alongside
-exec 9>"$cache/build/$name.lock"
+exec 9>"$tree.lock"
 flock 9
 
 # Unpack the tarball once, atomically, whoever asks first
@@ -311,7 +321,7 @@ all_patches() {
 		done
 	done
 	for p in "${pfiles[@]}"; do
-		printf '%s\t%s\n' "${p%%=*}" "${p#*=}"
+		printf '%s\t%s\n' "$(basename "${p#*=}" .patch)" "${p#*=}"
 	done
 }
 

@@ -26,9 +26,14 @@ static void usage(FILE *f)
 	      "                     [--html FILE] [--timeout S] COMMAND "
 	      "[ARGS...]\n"
 	      "       testfs-matrix kernels\n"
-	      "       testfs-matrix build [--source debian:6.12] "
-	      "[--patches SERIES]... [--jobs N]\n"
-	      "                          [--force]\n"
+	      "       testfs-matrix build [--source debian:VERSION|PATH] "
+	      "[--patches SERIES]...\n"
+	      "                          [--patch FILE]... [--fuzz N] "
+	      "[--jobs N] [--force]\n"
+	      "       testfs-matrix bisect --source debian:VERSION|PATH "
+	      "--patch FILE...\n"
+	      "                          [--field NAME]... [--json FILE] "
+	      "[--all] COMMAND [ARGS...]\n"
 	      "       testfs-matrix [--kernel SPEC] image FILE COMMAND "
 	      "[ARGS...]\n"
 	      "       testfs-matrix [--json FILE] [--ktap FILE] decode LOG...\n"
@@ -46,7 +51,8 @@ static void usage(FILE *f)
 	      "path to a\n"
 	      "      bzImage (config and modules/ beside it are optional).\n"
 	      "      A lab SPEC (lab:6.12, lab:6.12+vma-limit, "
-	      "lab:6.12+vma-limit-conditional)\n"
+	      "lab:7.3+vma-limit-conditional,\n"
+	      "      lab:7.3+NAME of a --patch build)\n"
 	      "      not built yet makes a skipped run that says how to build "
 	      "it.\n"
 	      "      Default: host, debian:6.1, debian:6.12.\n"
@@ -59,9 +65,29 @@ static void usage(FILE *f)
 	      "(tests/ra_*)\n"
 	      "  kernels                          the cached kernels and what "
 	      "they support\n"
-	      "  build [--patches SERIES]...      build a lab kernel with "
-	      "kernel/build.sh\n"
-	      "                                   and print its SPEC\n"
+	      "  build [--source S] [--patches SERIES]... [--patch FILE]...\n"
+	      "                                   build a lab kernel with "
+	      "kernel/build.sh and\n"
+	      "                                   print its SPEC. S: "
+	      "debian:VERSION (Debian's\n"
+	      "                                   linux-source-VERSION, "
+	      "fetched) or the path of\n"
+	      "                                   a kernel tree (never "
+	      "modified). FILE: a diff,\n"
+	      "                                   git format-patch output, "
+	      "an mbox, or a mail\n"
+	      "                                   quoting the patch with "
+	      "'> '; --fuzz N (2)\n"
+	      "  bisect --source S --patch FILE... COMMAND\n"
+	      "                                   build S with the first k "
+	      "patches, k = 0..n,\n"
+	      "                                   run COMMAND on each, name "
+	      "the first patch\n"
+	      "                                   after which --field NAME "
+	      "(default: pages\n"
+	      "                                   before/after, boundaries "
+	      "missing, verdicts)\n"
+	      "                                   changes\n"
 	      "  image FILE COMMAND [ARGS...]     write the guest initramfs "
 	      "for COMMAND\n"
 	      "                                   (fuse.ko of the one --kernel "
@@ -145,7 +171,7 @@ int check_command(int argc, char **argv)
 }
 
 /* Runs `testfs-scenario help NAME` so a wrong name stops at once. */
-static int check_scenario(const struct bins *b, const char *name)
+int check_scenario(const struct bins *b, const char *name)
 {
 	const char *argv[] = { b->scenario, "help", name, NULL };
 	struct capture_opts o = { .argv = argv, .timeout_s = 30 };
@@ -297,6 +323,8 @@ int main(int argc, char **argv)
 		return kernels_list();
 	if (strcmp(m.argv[0], "build") == 0)
 		return cmd_build(m.argc, m.argv);
+	if (strcmp(m.argv[0], "bisect") == 0)
+		return cmd_bisect(m.argc, m.argv);
 	if (strcmp(m.argv[0], "image") == 0)
 		return cmd_image(&m, specs, nspec);
 	if (strcmp(m.argv[0], "decode") == 0)

@@ -122,7 +122,7 @@ void patch_short_name(const char *subject, char *out, size_t len)
 static void name_of_file(const char *path, char *out, size_t len)
 {
 	static const char *const exts[] = { ".patch", ".diff", ".mbox",
-					    ".eml", ".txt", ".mail" };
+					    ".eml",   ".txt",  ".mail" };
 	const char *base = strrchr(path, '/');
 	char buf[256], *p;
 	size_t i, n;
@@ -251,10 +251,17 @@ static bool hunk_counts(const char *p, size_t n, long *old, long *new)
 static bool git_header_line(const char *p, size_t n)
 {
 	static const char *const heads[] = {
-		"index ",      "new file mode ", "deleted file mode ",
-		"old mode ",   "new mode ",	 "similarity index ",
-		"rename from ", "rename to ",	 "copy from ",
-		"copy to ",    "dissimilarity index ",
+		"index ",
+		"new file mode ",
+		"deleted file mode ",
+		"old mode ",
+		"new mode ",
+		"similarity index ",
+		"rename from ",
+		"rename to ",
+		"copy from ",
+		"copy to ",
+		"dissimilarity index ",
 	};
 	size_t i;
 
@@ -284,11 +291,11 @@ static int extract_diff(const char *p, const char *end, struct lab_patch *lp,
 		if (old > 0 || new > 0) {
 			/* Inside a hunk: every line counts */
 			if (n == 0 || p[0] == ' ') {
-				old--, new--;
+				old--, new --;
 			} else if (p[0] == '-') {
 				old--;
 			} else if (p[0] == '+') {
-				new--;
+				new --;
 			} else if (p[0] != '\\') {
 				break;
 			}
@@ -429,8 +436,8 @@ int patchset_parse(const char *path, const char *text, struct patchset *ps,
 	for (p = start; *p && !err; p = end) {
 		line_at(p, &end);
 		end = next_message(end);
-		err = add_message(ps, p, end, reply_subject, why, whylen,
-				  first, sizeof(first));
+		err = add_message(ps, p, end, reply_subject, why, whylen, first,
+				  sizeof(first));
 		messages++;
 	}
 	free(quoted.s);
@@ -451,7 +458,7 @@ int patchset_parse(const char *path, const char *text, struct patchset *ps,
 		return -EINVAL;
 	}
 	if (!ps->kind)
-		ps->kind = messages > 1 && ps->n > 1 ? "mbox"
+		ps->kind = messages > 1 && ps->n > 1   ? "mbox"
 			   : ps->patches[0].subject[0] ? "mail"
 						       : "diff";
 	if (ps->n == 1 && ps->patches[0].subject[0])
@@ -482,8 +489,8 @@ int patchset_read(const char *path, struct patchset *ps, char *why,
 	}
 	while (!err && (n = fread(buf, 1, sizeof(buf), f)) > 0) {
 		if (memchr(buf, '\0', n)) {
-			snprintf(why, whylen,
-				 "%s: not a patch (a binary file)", path);
+			snprintf(why, whylen, "%s: not a patch (a binary file)",
+				 path);
 			err = -EINVAL;
 		} else {
 			err = text_add(&t, buf, n);
