@@ -55,19 +55,19 @@ int lab_req_parse(int argc, char **argv, bool bisect, struct lab_req *r)
 		{ "all", no_argument, NULL, 'a' },
 		{ NULL, 0, NULL, 0 },
 	};
+	int c, major, minor, n = 0, idx = 0;
 	char *end;
 	long v;
-	int c;
 
 	memset(r, 0, sizeof(*r));
 	r->source = "debian:6.12";
 	r->fuzz = 2;
 	r->timeout_s = 600;
 	optind = 0; /* glibc: start again, main() has parsed its own */
-	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
-		if (!bisect && strchr("FJTa", c))
-			return req_usage(bisect, "%s is an option of bisect",
-					 argv[optind - 1]);
+	while ((c = getopt_long(argc, argv, "+", opts, &idx)) != -1) {
+		if (!bisect && c > 0 && strchr("FJTa", c))
+			return req_usage(bisect, "--%s is an option of bisect",
+					 opts[idx].name);
 		switch (c) {
 		case 's':
 			r->source = optarg;
@@ -147,6 +147,13 @@ int lab_req_parse(int argc, char **argv, bool bisect, struct lab_req *r)
 		return req_usage(bisect, "%s",
 				 "a COMMAND is needed (scenario NAME ..., "
 				 "touch ...)");
+	if (!strncmp(r->source, "debian:", 7) &&
+	    (sscanf(r->source + 7, "%d.%d%n", &major, &minor, &n) != 2 ||
+	     r->source[7 + n] || major < 0 || minor < 0))
+		return req_usage(bisect,
+				 "unknown --source '%s' (debian:MAJOR.MINOR: "
+				 "debian:6.12, debian:7.3, ...)",
+				 r->source);
 	if (strncmp(r->source, "debian:", 7) && access(r->source, F_OK))
 		return req_usage(bisect,
 				 "--source '%s': neither debian:VERSION nor "

@@ -566,7 +566,7 @@ Test(matrix_cli, lab_build_and_spec_usage_errors)
 {
 	const char *a1[] = { "build", "--patches", "no-such-series", NULL };
 	const char *a2[] = { "build", "--patches", "Bad/Name", NULL };
-	const char *a3[] = { "build", "--source", "debian:6.1", NULL };
+	const char *a3[] = { "build", "--source", "debian:six", NULL };
 	const char *a4[] = { "build", "stray", NULL };
 	const char *a5[] = { "build", "--jobs", "0", NULL };
 	const char *a6[] = { "--kernel", "lab:6.12+no-such-series", "scenario",
@@ -576,7 +576,7 @@ Test(matrix_cli, lab_build_and_spec_usage_errors)
 	const char *want[] = {
 		"no patch series 'no-such-series'",
 		"bad series name 'Bad/Name'",
-		"unknown --source 'debian:6.1'",
+		"unknown --source 'debian:six'",
 		"unexpected argument 'stray'",
 		"--jobs '0'",
 		"no patch series 'no-such-series'",
