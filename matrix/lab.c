@@ -17,7 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "kernel.h"
+#include "cache.h"
+#include "prereq.h"
 
 #define MAX_SERIES 8
 
@@ -369,6 +370,11 @@ int cmd_build(int argc, char **argv)
 	for (i = 0; i < nseries; i++)
 		if (check_series(kdir, series[i], why, sizeof(why)))
 			return build_usage("%s", why);
+	if (prereq_check(NEED_BUILD, "testfs-matrix build"))
+		return 1;
+	/* build.sh's cache is ours: one definition, matrix/cache.c */
+	cache_root(script, sizeof(script));
+	setenv("TESTFS_CACHE", script, 1);
 	snprintf(script, sizeof(script), "%s/build.sh", kdir);
 	args[k++] = (char *)"bash";
 	args[k++] = script;
