@@ -141,6 +141,7 @@ static void failure_reason(const char *const *argv, const struct capture *c,
 	size_t used = 0;
 	const char *text = c->text ? c->text : "";
 	const char *p;
+	unsigned shown = 0;
 	int i;
 
 	/* The tool and its words, without the private configuration's. */
@@ -159,17 +160,25 @@ static void failure_reason(const char *const *argv, const struct capture *c,
 				: !WIFEXITED(c->status) ? "was killed"
 				: WEXITSTATUS(c->status)
 					? "failed"
-					: "gave no usable answer");
-	for (p = text; *p && used + 8 < whylen;) {
+					: "failed: no suite answered");
+	/* apt's errors and failed fetches (not their Err: twins): two */
+	for (p = text; *p;) {
 		size_t n = strcspn(p, "\n");
 
-		if ((!strncmp(p, "E: ", 3) || !strncmp(p, "Err:", 4) ||
-		     !strncmp(p, "W: Failed", 9) || strstr(p, "cannot run")) &&
-		    n)
-			used += (size_t)snprintf(why + used, whylen - used,
-						 " %.*s;", (int)n, p);
+		if (n &&
+		    (!strncmp(p, "E: ", 3) || !strncmp(p, "W: Failed", 9) ||
+		     strstr(p, "cannot run"))) {
+			if (shown < 2 && used + 8 < whylen)
+				used += (size_t)snprintf(why + used,
+							 whylen - used,
+							 " %.*s;", (int)n, p);
+			shown++;
+		}
 		p += n + (p[n] == '\n');
 	}
+	if (shown > 2 && used + 8 < whylen)
+		used += (size_t)snprintf(why + used, whylen - used,
+					 " (and %u more)", shown - 2);
 	if (why[used - 1] == ':') {
 		char *tail = capture_tail(c, 3);
 
