@@ -31,7 +31,9 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-cache=${TESTFS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/testfs}
+# shellcheck source=kernel/cache-dir.sh
+. "$here/cache-dir.sh"
+cache=${TESTFS_CACHE:-$(matrix_cache_dir)}
 source_spec=debian:6.12
 named=()      # --patches SERIES, in order
 pfiles=()     # --patch-file NAME=FILE, in order
@@ -255,7 +257,7 @@ describe() {
 	for p in "${pfiles[@]}"; do
 		echo "patch: ${p%%=*} $(sha256sum <"${p#*=}" | cut -d' ' -f1)"
 	done
-	echo "fuzz: $fuzz"
+	[ ${#pfiles[@]} = 0 ] || echo "fuzz: $fuzz"
 }
 
 # A user tree's content, cheaply: every file's path, size and mtime

@@ -28,7 +28,9 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(dirname "$here")
-cache=${TESTFS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/testfs}
+# shellcheck source=kernel/cache-dir.sh
+. "$here/cache-dir.sh"
+cache=${TESTFS_CACHE:-$(matrix_cache_dir)}
 bin=$repo/${BUILDDIR:-build}/src
 host_events=/sys/kernel/tracing/events/readahead
 

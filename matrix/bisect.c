@@ -18,6 +18,7 @@
 #include "jsonv.h"
 #include "lab.h"
 #include "matrix.h"
+#include "prereq.h"
 #include "strbuf.h"
 
 #define MAX_VALUES 32
@@ -263,6 +264,9 @@ int cmd_bisect(int argc, char **argv)
 	}
 	if (check_command(m.argc, m.argv))
 		return 2;
+	if (prereq_check(NEED_CACHE | NEED_BUILD | NEED_GUEST,
+			 "testfs-matrix bisect"))
+		return 1;
 	if (bins_find(&m.bins, why, sizeof(why))) {
 		fprintf(stderr, "testfs-matrix bisect: %s\n", why);
 		return 2;

@@ -17,7 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "kernel.h"
+#include "cache.h"
+#include "prereq.h"
 
 #define MAX_SERIES 8
 

@@ -17,8 +17,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "kernel.h"
+#include "cache.h"
 #include "labsrc.h"
+#include "prereq.h"
 
 static int req_usage(bool bisect, const char *fmt, const char *arg)
 {
@@ -372,6 +373,9 @@ int lab_req_build(const struct lab_req *r, size_t npatches, char *spec,
 
 	if (!lab_kernel_dir(kdir, sizeof(kdir)))
 		return 2;
+	/* build.sh's cache is ours: one definition, matrix/cache.c */
+	cache_root(script, sizeof(script));
+	setenv("TESTFS_CACHE", script, 1);
 	/* A Debian source not installed: fetched into the cache first */
 	if (!strncmp(r->source, "debian:", 7) &&
 	    lab_fetch_source(r->source + 7, why, sizeof(why))) {
@@ -429,6 +433,8 @@ int cmd_build(int argc, char **argv)
 
 	rc = lab_req_parse(argc, argv, false, &r);
 	rc = rc ?: lab_req_prepare(&r, false, "build");
+	if (!rc && prereq_check(NEED_CACHE | NEED_BUILD, "testfs-matrix build"))
+		rc = 1;
 	rc = rc ?: lab_req_build(&r, r.npatches, spec, sizeof(spec), "build");
 	if (!rc)
 		printf("%s\n", spec);

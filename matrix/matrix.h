@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "cache.h"
 #include "capture.h"
 #include "image.h"
 #include "kernel.h"
@@ -75,6 +76,9 @@ char *json_document(const struct matrix *m, const struct run *runs, size_t n);
 
 /* The side-by-side table of what differs between kernels. */
 void print_table(const struct matrix *m, const struct run *runs, size_t n);
+
+/* "testfs-matrix: " @fmt with @arg, and the --help hint; returns 2. */
+int matrix_usage_error(const char *fmt, const char *arg);
 
 /* Checks COMMAND's arguments; 2 (after a message) when they are wrong. */
 int check_command(int argc, char **argv);

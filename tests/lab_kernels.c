@@ -25,6 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../matrix/cache.h"
 #include "../matrix/jsonv.h"
 #include "mount_harness.h"
 
@@ -37,21 +38,6 @@ static const char *const lab_specs[] = {
 #define NLAB (sizeof(lab_specs) / sizeof(lab_specs[0]))
 
 enum { BASE, LIMITED, CONDITIONAL };
-
-static void cache_root(char *buf, size_t len)
-{
-	const char *env = getenv("TESTFS_CACHE");
-	const char *xdg = getenv("XDG_CACHE_HOME");
-	const char *home = getenv("HOME");
-
-	if (env && *env)
-		snprintf(buf, len, "%s", env);
-	else if (xdg && *xdg)
-		snprintf(buf, len, "%s/testfs", xdg);
-	else
-		snprintf(buf, len, "%s/.cache/testfs",
-			 home && *home ? home : "/tmp");
-}
 
 /* Whether lab_specs[@i] is built (kernels/lab-6.12+SERIES/bzImage). */
 static bool built(size_t i)
