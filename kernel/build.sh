@@ -1,18 +1,24 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Build a testfs lab kernel: Debian's linux-source-6.12 with the readahead
-# tracepoints and any other patch series of kernel/, configured for a QEMU
-# guest (kernel/guest.config), cached under the shared kernel cache.
+# Build a testfs lab kernel: a kernel source (a Debian linux-source-VERSION
+# or a tree the user has) with the readahead series of kernel/ it needs and
+# any patch files, configured for a QEMU guest (kernel/guest.config), cached
+# under the shared kernel cache.
 #
-#   kernel/build.sh [--source debian:6.12] [--patches SERIES]... [--jobs N]
-#                   [--force]
+#   kernel/build.sh [--source debian:VERSION|PATH] [--patches SERIES]...
+#                   [--patch-file NAME=FILE]... [--fuzz N] [--jobs N]
+#                   [--force] [--one-tree]
 #
-# Prints the kernel's SPEC (lab:6.12, lab:6.12+vma-limit, ...) on stdout;
+# Prints the kernel's SPEC (lab:6.12, lab:7.3+vma-limit, ...) on stdout;
 # progress goes to stderr. Layout under ${TESTFS_CACHE:-~/.cache/testfs}:
-#   src/linux-source-6.12/   the tarball, unpacked once, never modified
+#   debs/linux-source-V.*    a fetched source package's tarball (when it
+#                            is not installed in /usr/src)
+#   src/linux-source-V/      the tarball, unpacked once, never modified
+#                            (a PATH source is used where it is, read only)
 #   build/<name>/            a hard-link copy of it with the series applied
-#                            (patch breaks the links of the files it changes)
+#                            (files a patch changes are replaced, never
+#                            written through the link)
 #   build/<name>/obj/        the out-of-tree build (O=obj). Being a direct
 #                            child of the source tree, kbuild names every
 #                            source by a relative path, so the compiler
@@ -20,24 +26,30 @@
 #                            ccache hits across variants
 #   ccache/                  CCACHE_DIR
 #   kernels/<name>/          bzImage, release, config, source.txt
-# A cached kernel is reused while source.txt (the tarball's version, the
+# A cached kernel is reused while source.txt (the source's version, the
 # sha256 of guest.config and of every patch) still describes it.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-cache=${TESTFS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/testfs}
+# shellcheck source=kernel/cache-dir.sh
+. "$here/cache-dir.sh"
+cache=${TESTFS_CACHE:-$(matrix_cache_dir)}
 source_spec=debian:6.12
-# Applied to every lab kernel: the readahead events, and the (inert) hard
-# limit on struct readahead_control, so that every lab kernel has the same
-# pagemap.h and a policy series only changes mm/filemap.c
-base_series=(tracepoints ra-max-index)
-series=("${base_series[@]}")
+named=()      # --patches SERIES, in order
+pfiles=()     # --patch-file NAME=FILE, in order
+fuzz=2
 jobs=2
+one_tree=0
 force=0
 
 die() {
 	echo "build.sh: $*" >&2
 	exit 1
+}
+
+bad() {
+	echo "build.sh: $*" >&2
+	exit 2
 }
 
 say() {
@@ -46,10 +58,11 @@ say() {
 
 usage() {
 	cat >&2 <<USAGE
-usage: kernel/build.sh [--source debian:6.12] [--patches SERIES]...
-                       [--jobs N] [--force]
+usage: kernel/build.sh [--source debian:VERSION|PATH] [--patches SERIES]...
+                       [--patch-file NAME=FILE]... [--fuzz N] [--jobs N]
+                       [--force]
 Builds (or finds cached) a lab kernel and prints its SPEC on stdout.
-Series (${base_series[*]} are always applied): $(cd "$here" && ls -d -- */ | tr -d / | tr '\n' ' ')
+Series: $(cd "$here" && ls -d -- */ | tr -d / | tr '\n' ' ')
 USAGE
 	exit "${1:-2}"
 }
@@ -57,7 +70,7 @@ USAGE
 while [ $# -gt 0 ]; do
 	case $1 in
 	--source)
-		[ $# -ge 2 ] || die "--source needs a value (debian:6.12)"
+		[ $# -ge 2 ] || bad "--source needs a value (debian:6.12)"
 		source_spec=$2
 		shift 2
 		;;
@@ -73,23 +86,45 @@ while [ $# -gt 0 ]; do
 		s=${1#--patches=}
 		shift
 		[[ $s =~ ^[a-z0-9][a-z0-9-]*$ ]] ||
-			die "bad series name '$s' (letters, digits, '-')"
-		[ -d "$here/$s" ] && ls "$here/$s"/*.patch >/dev/null 2>&1 ||
-			die "no patch series '$s' in $here"
-		# the base series are applied to every lab kernel; keep them once
-		[[ " ${series[*]} " == *" $s "* ]] || series+=("$s")
+			bad "bad series name '$s' (letters, digits, '-')"
+		named+=("$s")
+		;;
+	--patch-file)
+		[ $# -ge 2 ] || bad "--patch-file needs NAME=FILE"
+		set -- "--patch-file=$2" "${@:3}"
+		;;
+	--patch-file=*)
+		s=${1#--patch-file=}
+		shift
+		[[ ${s%%=*} =~ ^[a-z0-9][a-z0-9-]*$ ]] && [ -f "${s#*=}" ] ||
+			bad "bad --patch-file '$s' (NAME=FILE, NAME of letters, digits, '-')"
+		pfiles+=("$s")
+		;;
+	--fuzz)
+		[ $# -ge 2 ] || bad "--fuzz needs a number"
+		set -- "--fuzz=$2" "${@:3}"
+		;;
+	--fuzz=*)
+		fuzz=${1#--fuzz=}
+		shift
+		[[ $fuzz =~ ^[0-9]$ ]] || bad "bad --fuzz '$fuzz' (0 to 9)"
 		;;
 	--jobs)
-		[ $# -ge 2 ] || die "--jobs needs a number"
+		[ $# -ge 2 ] || bad "--jobs needs a number"
 		set -- "--jobs=$2" "${@:3}"
 		;;
 	--jobs=*)
 		jobs=${1#--jobs=}
 		shift
-		[[ $jobs =~ ^[1-9][0-9]*$ ]] || die "bad --jobs '$jobs'"
+		[[ $jobs =~ ^[1-9][0-9]*$ ]] || bad "bad --jobs '$jobs'"
 		;;
 	--force)
 		force=1
+		shift
+		;;
+	--one-tree)
+		# bisect: every variant in one build tree, re-patched
+		one_tree=1
 		shift
 		;;
 	-h | --help)
@@ -102,62 +137,140 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-case $source_spec in
-debian:6.12)
-	tarball=/usr/src/linux-source-6.12.tar.xz
-	pkg=linux-source-6.12
-	;;
-*)
-	die "unknown --source '$source_spec' (supported: debian:6.12)"
-	;;
-esac
-[ -r "$tarball" ] || die "$tarball missing (apt-get install $pkg)"
-ver=${source_spec#*:}
-pkgver=$(dpkg-query -W -f '${Version}' "$pkg" 2>/dev/null || echo unknown)
-
-name=lab-$ver
-spec=lab:$ver
-for s in "${series[@]:${#base_series[@]}}"; do
-	name+=+$s
-	spec+=+$s
-done
-
 mkdir -p "$cache"/{src,build,ccache,kernels}
 cache=$(cd "$cache" && pwd)
-pristine=$cache/src/$pkg
+
+# A kernel tree: a top Makefile with VERSION and PATCHLEVEL, Kbuild, and
+# the readahead code testfs patches
+kernel_tree() {
+	[ -f "$1/Makefile" ] && [ -f "$1/Kbuild" ] &&
+		[ -f "$1/mm/readahead.c" ] && [ -d "$1/arch/x86" ] &&
+		grep -qE '^VERSION = [0-9]+$' "$1/Makefile" &&
+		grep -qE '^PATCHLEVEL = [0-9]+$' "$1/Makefile"
+}
+
+tarball=
+case $source_spec in
+debian:*)
+	ver=${source_spec#debian:}
+	[[ $ver =~ ^[0-9]+\.[0-9]+$ ]] ||
+		bad "unknown --source '$source_spec' (debian:MAJOR.MINOR, e.g. debian:6.12, debian:7.3, or the path of a kernel tree)"
+	pkg=linux-source-$ver
+	tarball=/usr/src/$pkg.tar.xz
+	pkgver=$(dpkg-query -W -f '${Version}' "$pkg" 2>/dev/null || echo unknown)
+	if [ ! -r "$tarball" ] && [ -r "$cache/debs/$pkg.tar.xz" ]; then
+		tarball=$cache/debs/$pkg.tar.xz
+		pkgver=$(cat "$cache/debs/$pkg.version" 2>/dev/null || echo unknown)
+	fi
+	[ -r "$tarball" ] || die "$pkg is neither in /usr/src nor in $cache/debs (testfs-matrix build --source $source_spec fetches it)"
+	pristine=$cache/src/$pkg
+	name=lab-$ver
+	;;
+*)
+	[ -d "$source_spec" ] ||
+		bad "--source '$source_spec': neither debian:VERSION nor a folder"
+	kernel_tree "$source_spec" ||
+		bad "--source '$source_spec' is not a kernel tree (no Makefile with VERSION and PATCHLEVEL, Kbuild, mm/readahead.c, arch/x86)"
+	pristine=$(cd "$source_spec" && pwd)
+	# kbuild refuses an out-of-tree build of a tree built in place
+	[ ! -e "$pristine/.config" ] && [ ! -d "$pristine/include/config" ] ||
+		die "--source '$source_spec' has an in-tree build (.config): testfs builds out of tree and never cleans your tree; give a clean tree (make mrproper in a copy)"
+	mk() { sed -n "s/^$1 = //p" "$pristine/Makefile" | head -n1; }
+	ver=$(mk VERSION).$(mk PATCHLEVEL)
+	pkg="tree $pristine"
+	pkgver=$ver.$(mk SUBLEVEL)$(mk EXTRAVERSION)
+	# The folder's name tells two trees of one line apart
+	tag=$(basename "$pristine" | tr -c 'a-zA-Z0-9\n' - | tr A-Z a-z | cut -c1-24)
+	name=lab-$ver-$tag
+	;;
+esac
+
+# The base series of a source line: what every lab kernel of it carries
+# (6.x: the readahead events, and the inert hard limit on struct
+# readahead_control, so that every lab kernel has the same pagemap.h and a
+# policy series only changes mm/filemap.c; 7.x: the events, where missing)
+case $ver in
+6.*) base_series=(tracepoints ra-max-index) ;;
+*) base_series=(tracepoints) ;;
+esac
+
+# kernel/SERIES, or kernel/MAJOR.x/SERIES where a source line needs a port
+series_dir() {
+	if [ -d "$here/${ver%%.*}.x/$1" ]; then
+		echo "$here/${ver%%.*}.x/$1"
+	else
+		echo "$here/$1"
+	fi
+}
+
+for s in "${named[@]}"; do
+	d=$(series_dir "$s")
+	ls "$d"/*.patch >/dev/null 2>&1 || bad "no patch series '$s' in $here"
+done
+series=("${base_series[@]}")
+for s in "${named[@]}"; do
+	# the base series are applied to every lab kernel; keep them once
+	[[ " ${series[*]} " == *" $s "* ]] || series+=("$s")
+done
+suffix=
+for s in "${series[@]:${#base_series[@]}}"; do
+	suffix+=+$s
+done
+# the patches of one file share its name
+prev=
+for pf in "${pfiles[@]}"; do
+	[ "${pf%%=*}" = "$prev" ] || suffix+=+${pf%%=*}
+	prev=${pf%%=*}
+done
+# A long series is named by its first patch, how many follow and a hash
+# of all names, so the release fits uname's 64 characters
+if [ ${#suffix} -gt 40 ]; then
+	first=${suffix#+}
+	first=${first%%+*}
+	count=$(($(tr -cd + <<<"$suffix" | wc -c) - 1))
+	suffix=+$first+${count}more-$(sha256sum <<<"$suffix" | cut -c1-8)
+fi
+name+=$suffix
+spec=lab:${name#lab-}
 tree=$cache/build/$name
+[ $one_tree = 0 ] || tree=$cache/build/${name%%+*}+one-tree
 obj=$tree/obj
 out=$cache/kernels/$name
-log=$cache/build/$name.log
+log=$tree.log
 
 # What the kernel is made of; equal text means the cached kernel is it
 describe() {
-	echo "source: $source_spec ($pkg $pkgver, $(basename "$tarball"))"
+	if [ -n "$tarball" ]; then
+		echo "source: $source_spec ($pkg $pkgver, $(basename "$tarball"))"
+	else
+		echo "source: $pkg ($pkgver, $(tree_sum))"
+	fi
 	echo "config: x86_64_defconfig + guest.config" \
 		"$(sha256sum <"$here/guest.config" | cut -d' ' -f1)"
 	local s p
 	for s in "${series[@]}"; do
-		for p in "$here/$s"/*.patch; do
+		for p in "$(series_dir "$s")"/*.patch; do
 			echo "patch: $s/$(basename "$p")" \
 				"$(sha256sum <"$p" | cut -d' ' -f1)"
 		done
 	done
+	for p in "${pfiles[@]}"; do
+		echo "patch: ${p%%=*} $(sha256sum <"${p#*=}" | cut -d' ' -f1)"
+	done
+	[ ${#pfiles[@]} = 0 ] || echo "fuzz: $fuzz"
 }
-want=$(describe)
 
-if [ $force = 0 ] && [ -f "$out/bzImage" ] &&
-	[ "$(cat "$out/source.txt" 2>/dev/null)" = "$want" ]; then
-	say "$spec is cached in $out"
-	echo "$spec"
-	exit 0
-fi
-
+# A user tree's content, cheaply: every file's path, size and mtime
+tree_sum() {
+	(cd "$pristine" && find . -path ./.git -prune -o -type f \
+		-printf '%P %s %T@\n' | LC_ALL=C sort | sha256sum | cut -c1-16)
+}
 # One build per variant at a time; other variants may build alongside
-exec 9>"$cache/build/$name.lock"
+exec 9>"$tree.lock"
 flock 9
 
 # Unpack the tarball once, atomically, whoever asks first
-if [ ! -f "$pristine/.testfs-unpacked" ]; then
+if [ -n "$tarball" ] && [ ! -f "$pristine/.testfs-unpacked" ]; then
 	(
 		flock 8
 		if [ ! -f "$pristine/.testfs-unpacked" ]; then
@@ -173,11 +286,52 @@ if [ ! -f "$pristine/.testfs-unpacked" ]; then
 	) 8>"$cache/src/.unpack.lock"
 fi
 
-# Files the series touch, from the patches' "+++ b/<path>" lines
+# A base series is left out where the source has what it adds already
+# (7.x has the readahead events): kernel/SERIES/provides names a file and
+# a pattern that is in it once the series is applied
+present() {
+	local f pat
+	[ -f "$here/$1/provides" ] || return 1
+	read -r f pat <"$here/$1/provides"
+	grep -qE -- "$pat" "$pristine/$f" 2>/dev/null
+}
+kept=()
+for s in "${series[@]}"; do
+	if [[ " ${base_series[*]} " == *" $s "* ]] && present "$s"; then
+		say "$pkg has what $s adds ($(cut -d' ' -f1 "$here/$s/provides")): not applied"
+		continue
+	fi
+	kept+=("$s")
+done
+series=("${kept[@]}")
+
+want=$(describe)
+
+if [ $force = 0 ] && [ -f "$out/bzImage" ] &&
+	[ "$(cat "$out/source.txt" 2>/dev/null)" = "$want" ]; then
+	say "$spec is cached in $out"
+	echo "$spec"
+	exit 0
+fi
+
+# Every patch, in order: "LABEL<TAB>FILE" (the series', then --patch-file)
+all_patches() {
+	local s p
+	for s in "${series[@]}"; do
+		for p in "$(series_dir "$s")"/*.patch; do
+			printf '%s\t%s\n' "$s/$(basename "$p")" "$p"
+		done
+	done
+	for p in "${pfiles[@]}"; do
+		printf '%s\t%s\n' "$(basename "${p#*=}" .patch)" "${p#*=}"
+	done
+}
+
+# Files the patches touch, from their "--- a/" and "+++ b/" lines (-p1)
 patched_files() {
-	local s
-	for s in "$@"; do
-		sed -n 's|^+++ b/||p' "$here/$s"/*.patch
+	all_patches | cut -f2 | while read -r p; do
+		sed -n 's/^\(---\|+++\) //p' "$p" | sed 's/\t.*//' |
+			grep -v '^/dev/null$' | sed 's|^[^/]*/||'
 	done | sort -u
 }
 
@@ -195,7 +349,7 @@ seed=
 find_seed() {
 	local d sum
 	sum=$(sha256sum <"$here/guest.config" | cut -d' ' -f1)
-	for d in "$cache/build/lab-$ver" "$cache/build/lab-$ver"+*; do
+	for d in "$cache/build/${name%%+*}" "$cache/build/${name%%+*}"+*; do
 		[ -d "$d" ] && [ "$d" != "$tree" ] || continue
 		[ -f "$d/obj/arch/x86/boot/bzImage" ] || continue
 		[ "$(cat "$d/obj/.testfs-config" 2>/dev/null)" = "$sum" ] ||
@@ -211,22 +365,36 @@ find_seed() {
 	return 0
 }
 
+# A copy of the source to patch: hard links where the cache is on the
+# source's file system (the tree's files are then replaced, never written),
+# else a plain copy; a git checkout's .git stays where it is
+link_tree() {
+	local e
+	mkdir -p "$2" || return 1
+	for e in "$1"/* "$1"/.[!.]*; do
+		[ -e "$e" ] || continue
+		[ "$(basename "$e")" != .git ] || continue
+		cp -al "$e" "$2/" 2>/dev/null || cp -a "$e" "$2/" || return 1
+	done
+}
+
 prepare_tree() {
 	if [ ! -d "$tree" ]; then
 		find_seed
 		say "linking a source tree for $name${seed:+ (objects from $(basename "$seed"))}"
 		rm -rf "$tree.tmp"
-		cp -al "$pristine" "$tree.tmp"
+		link_tree "$pristine" "$tree.tmp" ||
+			die "copying $pristine to $tree.tmp failed (disk full?)"
 		rm -f "$tree.tmp/.testfs-unpacked"
 		mv "$tree.tmp" "$tree"
 	fi
 	local stage=$tree.stage f s p
 	rm -rf "$stage" && mkdir -p "$stage"
-	patched_files "${series[@]}" >"$stage.new"
+	patched_files >"$stage.new"
 	# The seed's patched files too: its objects were built from them, so
 	# one this variant leaves pristine must still be rebuilt here.
 	local seeded=
-	[ -n "$seed" ] && [ ! -d "$obj" ] && seeded=$seed
+	if [ -n "$seed" ] && [ ! -d "$obj" ]; then seeded=$seed; fi
 	local lists=("$stage.new")
 	[ -f "$tree/.testfs-patched-files" ] &&
 		lists+=("$tree/.testfs-patched-files")
@@ -240,17 +408,24 @@ prepare_tree() {
 		fi
 	done <"$stage.all"
 	: >"$log"
-	for s in "${series[@]}"; do
-		for p in "$here/$s"/*.patch; do
-			echo "== patch $s/$(basename "$p")" >>"$log"
-			if ! patch -d "$stage" -p1 -N --no-backup-if-mismatch \
-				-r - <"$p" >>"$log" 2>&1; then
-				tail -n 30 "$log" >&2
-				die "patch $s/$(basename "$p") does not apply" \
-					"to $pkg $pkgver (log: $log)"
-			fi
-		done
-	done
+	local label f2 pf
+	while IFS=$'\t' read -r label pf; do
+		echo "== patch $label" >>"$log"
+		f2=$fuzz
+		# kernel/'s own series apply as written
+		[[ $pf == "$here"/* ]] && f2=2
+		if ! bash "$here/apply-patch.sh" "$stage" "$pf" "$label" \
+			"$f2" 2>"$stage.out"; then
+			cat "$stage.out" >&2
+			cat "$stage.out" >>"$log"
+			rm -rf "$stage" "$stage.all" "$stage.new" "$stage.out"
+			die "patch $label does not apply to $pkg $pkgver" \
+				"(--fuzz $f2); $tree is as it was"
+		fi
+		cat "$stage.out" >&2
+		cat "$stage.out" >>"$log"
+	done < <(all_patches)
+	rm -f "$stage.out"
 	while read -r f; do
 		if [ ! -e "$stage/$f" ]; then
 			rm -f "$tree/$f"
@@ -306,15 +481,17 @@ export KBUILD_BUILD_USER=testfs KBUILD_BUILD_HOST=lab
 prepare_tree
 configure
 
-# The release names the variant: 6.12.117-lab, 6.12.117-lab+vma-limit
-localversion=${name#lab-"$ver"}
-say "building $spec in $obj (nice -n 19, make -j$jobs, log: $log)"
+# The release names the variant: 6.12.117-lab, 7.3.4-lab+vma-limit
+# (guest.config's CONFIG_LOCALVERSION is the "-lab")
+localversion=$suffix
+nice=${TESTFS_LAB_NICE:-19}
+say "building $spec in $obj (nice -n $nice, make -j$jobs, log: $log)"
 start=$(date +%s)
-nice -n 19 make -C "$tree" O=obj -j"$jobs" CC="ccache gcc" \
+nice -n "$nice" make -C "$tree" O=obj -j"$jobs" CC="ccache gcc" \
 	HOSTCC="ccache gcc" LOCALVERSION="$localversion" bzImage \
 	>>"$log" 2>&1 &
 pid=$!
-last_total=$(cat "$cache/build/.steps" 2>/dev/null || echo "")
+last_total=$(cat "$cache/build/.steps-$ver" 2>/dev/null || echo "")
 tick=0
 while kill -0 "$pid" 2>/dev/null; do
 	sleep 1
@@ -330,18 +507,27 @@ wait "$pid" || rc=$?
 el=$(($(date +%s) - start))
 if [ $rc != 0 ]; then
 	tail -n 40 "$log" >&2
-	die "building $spec failed after ${el}s (log: $log)"
+	if grep -q 'No space left on device' "$log"; then
+		die "building $spec failed after ${el}s: the disk is full" \
+			"($(df -h "$cache" | awk 'NR==2 {print $4 " free on " $6}'));" \
+			"nothing was installed (log: $log)"
+	fi
+	die "building $spec failed after ${el}s; nothing was installed (log: $log)"
 fi
 steps=$(grep -c '^  [A-Z]' "$log" || true)
-[ "$steps" -lt 1000 ] || echo "$steps" >"$cache/build/.steps"
+[ "$steps" -lt 1000 ] || echo "$steps" >"$cache/build/.steps-$ver"
 say "built $spec in ${el}s ($steps build steps)"
 
+# Installed whole or not at all: a copy in a temporary folder, renamed
 tmp=$cache/kernels/.tmp-$name.$$
+trap 'rm -rf "$tmp"' EXIT
 rm -rf "$tmp" && mkdir -p "$tmp"
-cp "$obj/arch/x86/boot/bzImage" "$tmp/bzImage"
-cp "$obj/include/config/kernel.release" "$tmp/release"
-cp "$obj/.config" "$tmp/config"
-echo "$want" >"$tmp/source.txt"
+{
+	cp "$obj/arch/x86/boot/bzImage" "$tmp/bzImage" &&
+		cp "$obj/include/config/kernel.release" "$tmp/release" &&
+		cp "$obj/.config" "$tmp/config" &&
+		echo "$want" >"$tmp/source.txt"
+} || die "installing $spec in $cache/kernels failed (disk full?); nothing was installed"
 if [ -d "$out" ]; then
 	mv "$out" "$cache/kernels/.old-$name.$$"
 fi

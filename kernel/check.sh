@@ -28,7 +28,9 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(dirname "$here")
-cache=${TESTFS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/testfs}
+# shellcheck source=kernel/cache-dir.sh
+. "$here/cache-dir.sh"
+cache=${TESTFS_CACHE:-$(matrix_cache_dir)}
 bin=$repo/${BUILDDIR:-build}/src
 host_events=/sys/kernel/tracing/events/readahead
 
@@ -149,10 +151,13 @@ host_fields() {
 		tr -s '\t ' '  ' | sed "s/^/@@field $1/"
 }
 
+# A kernel built with --patch carries a policy testfs does not know by
+# name: its figures are shown, not judged ("-")
 expect() {
 	case $1 in
 	lab-*+vma-limit-conditional) echo "0/32 0/256" ;;
 	lab-*+vma-limit) echo "0/0 0/0" ;;
+	lab-*+*) echo "- -" ;;
 	lab-*) echo "16/48 128/384" ;;
 	esac
 }
@@ -197,7 +202,9 @@ for n in "${names[@]}"; do
 			sed -n 's/.*: \([0-9]*\) before the range, \([0-9]*\) after it/\1\/\2/p')
 		want=$e128
 		[ $ra = 128 ] || want=$e1024
-		if [ -n "$got" ] && [ "$got" = "$want" ]; then
+		if [ -n "$got" ] && [ "$want" = - ]; then
+			echo "  ra $ra KiB: $got pages before/after the VMA"
+		elif [ -n "$got" ] && [ "$got" = "$want" ]; then
 			echo "  ra $ra KiB: $got pages before/after the VMA, as expected"
 		else
 			echo "  ra $ra KiB: FAIL: ${got:-no result} before/after," \

@@ -3,18 +3,15 @@
  * The kernels testfs-matrix runs on, named by a SPEC:
  *
  *	host            the running kernel, no VM
- *	debian:6.1      Debian's unsigned kernel image packages, fetched
- *	debian:6.12     with apt-get download and unpacked with dpkg -x
+ *	debian:LINE     Debian's kernel image of that line (6.1, 6.12,
+ *	debian:latest   7.3, ...: matrix/debian.h), fetched with apt and
+ *	                unpacked with dpkg -x
  *	lab:NAME, ...   any other kernel already in the cache (kernels/NAME
  *	                with ':' written '-')
  *	PATH            an x86_64 bzImage, or a folder laid out like a
  *	                cache entry (bzImage, config, modules/)
  *
- * The cache (shared with the lab kernel builder) is
- * ${TESTFS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/testfs}: debs/ holds the
- * downloaded packages, kernels/NAME/ one unpacked kernel (bzImage,
- * release, config, modules/ with fuse.ko where FUSE is a module,
- * source.txt), written to kernels/.tmp-NAME.PID/ and renamed.
+ * The cache and its layout: matrix/cache.h.
  */
 #ifndef TESTFS_MATRIX_KERNEL_H
 #define TESTFS_MATRIX_KERNEL_H
@@ -31,12 +28,10 @@ struct kernel {
 	char config[PATH_MAX];	/* "" unknown */
 	char fuse_ko[PATH_MAX]; /* "" none needed or none found */
 	char release[128];
-	char fuse;	/* 'y' built in, 'm' module, 'n' absent, '?' unknown */
-	char skip[512]; /* non-empty: not runnable, this is why */
+	char fuse;	 /* 'y' built in, 'm' module, 'n' absent, '?' unknown */
+	char skip[1024]; /* non-empty: not runnable, this is why */
+	bool fetch_failed; /* skipped because fetching it failed */
 };
-
-/* The cache root (no trailing slash). */
-void cache_root(char *buf, size_t len);
 
 /*
  * Whether @spec names a kernel at all (0), or -EINVAL with the reason in
@@ -45,14 +40,25 @@ void cache_root(char *buf, size_t len);
 int kernel_check_spec(const char *spec, char *why, size_t whylen);
 
 /*
+ * For a Debian SPEC not in the cache: whether the indexes offer it (0),
+ * -ENOENT (a usage error: no such line) or another -errno (the indexes
+ * cannot be read), with the reason in @why. 0 for every other SPEC.
+ */
+int kernel_resolve(const char *spec, char *why, size_t whylen);
+
+/*
  * Resolves @spec into @k: fetches and unpacks a Debian package into the
  * cache when it is not there yet. What makes the kernel unusable (no
  * package, not a bzImage, no FUSE) is set in @k->skip, not returned.
  */
 void kernel_prepare(struct kernel *k, const char *spec);
 
-/* Prints the cached kernels and what each supports. Returns 0. */
-int kernels_list(void);
+/*
+ * kernels [--available] [--refresh]: the cached kernels and what each
+ * supports; with --available the Debian lines the suites offer (the
+ * indexes updated first with --refresh). 0, 1 or 2.
+ */
+int kernels_command(int argc, char **argv);
 
 /* Whether the kernel config file @config sets @opt to y. */
 bool config_has(const char *config, const char *opt);

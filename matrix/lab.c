@@ -17,7 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "kernel.h"
+#include "cache.h"
+#include "prereq.h"
 
 #define MAX_SERIES 8
 
@@ -42,7 +43,7 @@ static bool readable(const char *dir, const char *file)
  * kernel/ of the source tree this build was made from (when run from the
  * build tree), else the installed copy; TESTFS_KERNEL_DIR overrides both.
  */
-static bool kernel_dir(char *out, size_t len)
+bool lab_kernel_dir(char *out, size_t len)
 {
 	const char *env = getenv("TESTFS_KERNEL_DIR");
 	char exe[PATH_MAX], p[PATH_MAX + 32];
@@ -83,16 +84,21 @@ static bool valid_name(const char *s)
 	return i < 64;
 }
 
-/* Whether kernel/NAME holds a *.patch. */
-static bool series_exists(const char *kdir, const char *name)
+/* Whether kernel/NAME (or kernel/MAJOR.x/NAME for @ver) holds a *.patch. */
+static bool series_exists_for(const char *kdir, const char *ver,
+			      const char *name)
 {
 	char p[PATH_MAX];
 	struct dirent *e;
 	bool found = false;
 	DIR *d;
 
-	snprintf(p, sizeof(p), "%s/%s", kdir, name);
+	snprintf(p, sizeof(p), "%s/%d.x/%s", kdir, ver ? atoi(ver) : -1, name);
 	d = opendir(p);
+	if (!d) {
+		snprintf(p, sizeof(p), "%s/%s", kdir, name);
+		d = opendir(p);
+	}
 	if (!d)
 		return false;
 	while (!found && (e = readdir(d))) {
@@ -102,6 +108,11 @@ static bool series_exists(const char *kdir, const char *name)
 	}
 	closedir(d);
 	return found;
+}
+
+static bool series_exists(const char *kdir, const char *name)
+{
+	return series_exists_for(kdir, NULL, name);
 }
 
 /*
@@ -119,10 +130,12 @@ static bool base_series(const char *kdir, const char *name)
 	if (!f)
 		return false;
 	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, "base_series=(", 13))
+		/* the first line's: the 6.x line's base series */
+		tok = strstr(line, "base_series=(");
+		if (!tok)
 			continue;
-		line[strcspn(line, ")")] = '\0';
-		for (tok = strtok_r(line + 13, " \t", &save); tok;
+		tok[strcspn(tok, ")")] = '\0';
+		for (tok = strtok_r(tok + 13, " \t", &save); tok;
 		     tok = strtok_r(NULL, " \t", &save))
 			base |= strcmp(tok, name) == 0;
 		break;
@@ -153,8 +166,8 @@ static void series_list(const char *kdir, char *buf, size_t len)
 		free(ents);
 }
 
-static int check_series(const char *kdir, const char *s, char *why,
-			size_t whylen)
+int lab_check_series(const char *kdir, const char *ver, const char *s,
+		     char *why, size_t whylen)
 {
 	char known[256];
 
@@ -165,7 +178,7 @@ static int check_series(const char *kdir, const char *s, char *why,
 			 s);
 		return -EINVAL;
 	}
-	if (kdir && !series_exists(kdir, s)) {
+	if (kdir && !series_exists_for(kdir, ver, s)) {
 		series_list(kdir, known, sizeof(known));
 		snprintf(why, whylen, "no patch series '%s' in %s (known: %s)",
 			 s, kdir, known[0] ? known : "none");
@@ -174,36 +187,69 @@ static int check_series(const char *kdir, const char *s, char *why,
 	return 0;
 }
 
+/*
+ * "7.3" or "7.3-TAG" (a tree's folder name): the line of a lab SPEC into
+ * @ver (MAJOR.MINOR), whether it has a tag into *@tagged. False if @tok is
+ * not one, or not a line the lab's series are written for (6.x, 7.x).
+ */
+static bool lab_line(const char *tok, char *ver, size_t len, bool *tagged)
+{
+	int major, minor, n = 0;
+
+	if (sscanf(tok, "%d.%d%n", &major, &minor, &n) != 2 || major < 6 ||
+	    major > 7 || minor < 0 || (tok[n] && tok[n] != '-') ||
+	    (tok[n] == '-' && !valid_name(tok + n + 1)))
+		return false;
+	snprintf(ver, len, "%d.%d", major, minor);
+	*tagged = tok[n] == '-';
+	return true;
+}
+
 int lab_check_spec(const char *spec, char *why, size_t whylen)
 {
-	char buf[256], kdir[PATH_MAX - 64], *tok, *save = NULL;
-	bool have = kernel_dir(kdir, sizeof(kdir));
+	char buf[256], kdir[PATH_MAX - 64], ver[32], *tok, *save = NULL;
+	bool have = lab_kernel_dir(kdir, sizeof(kdir)), tagged;
 	int err;
 
 	snprintf(buf, sizeof(buf), "%s", spec + 4);
 	tok = strtok_r(buf, "+", &save);
-	if (!tok || strcmp(tok, LAB_VERSION)) {
+	if (!tok || !lab_line(tok, ver, sizeof(ver), &tagged)) {
 		snprintf(why, whylen,
-			 "unknown lab kernel '%s' (lab:%s or lab:%s+SERIES, "
-			 "built from Debian's linux-source-%s)",
-			 spec, LAB_VERSION, LAB_VERSION, LAB_VERSION);
+			 "unknown lab kernel '%s' (lab:VERSION[+NAME]..., "
+			 "VERSION a 6.x or 7.x line such as %s or 7.3, built "
+			 "from Debian's linux-source-VERSION or a kernel tree)",
+			 spec, LAB_VERSION);
 		return -EINVAL;
 	}
+	/* Not cached: each name must be a series (a patch's is unknown) */
 	while ((tok = strtok_r(NULL, "+", &save))) {
-		err = check_series(have ? kdir : NULL, tok, why, whylen);
-		if (err)
+		err = lab_check_series(have ? kdir : NULL, ver, tok, why,
+				       whylen);
+		if (err) {
+			snprintf(why + strlen(why), whylen - strlen(why),
+				 "; a kernel built with --patch is known "
+				 "once it is built");
 			return err;
+		}
 	}
 	return 0;
 }
 
 void lab_not_built(const char *spec, char *why, size_t whylen)
 {
-	char buf[256], args[256] = "", *tok, *save = NULL;
+	char buf[256], args[256] = "", ver[32], *tok, *save = NULL;
 	size_t used = 0;
+	bool tagged = false;
 
 	snprintf(buf, sizeof(buf), "%s", spec + 4);
-	strtok_r(buf, "+", &save);
+	tok = strtok_r(buf, "+", &save);
+	if (tok && lab_line(tok, ver, sizeof(ver), &tagged) &&
+	    strcmp(tok, LAB_VERSION))
+		used = (size_t)snprintf(args, sizeof(args), " --source %s",
+					tagged ? "PATH" : "");
+	if (used && !tagged)
+		used += (size_t)snprintf(args + used, sizeof(args) - used,
+					 "debian:%s", ver);
 	while ((tok = strtok_r(NULL, "+", &save)) && used < sizeof(args))
 		used += (size_t)snprintf(args + used, sizeof(args) - used,
 					 " --patches %s", tok);
@@ -221,7 +267,7 @@ void lab_list(void)
 	struct dirent **ents;
 	int n, i;
 
-	if (!kernel_dir(kdir, sizeof(kdir))) {
+	if (!lab_kernel_dir(kdir, sizeof(kdir))) {
 		printf("lab kernels: kernel/build.sh not found (source tree "
 		       "or %s/kernel)\n",
 		       MATRIX_DATADIR);
@@ -252,151 +298,20 @@ void lab_list(void)
 	}
 	if (n >= 0)
 		free(ents);
-}
+	/* Lab kernels of other sources and patches, as built */
+	snprintf(p, sizeof(p), "%s/kernels", root);
+	n = scandir(p, &ents, NULL, alphasort);
+	for (i = 0; i < n; i++) {
+		const char *s = ents[i]->d_name;
+		char img[PATH_MAX + 300];
 
-static int build_usage(const char *fmt, const char *arg)
-{
-	fputs("testfs-matrix build: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputs("\nusage: testfs-matrix build [--source debian:6.12] "
-	      "[--patches SERIES]... [--jobs N] [--force]\n",
-	      stderr);
-	return 2;
-}
-
-/* Runs build.sh with @argv, its stdout (the SPEC) into @spec. */
-static int run_build(char *const *argv, char *spec, size_t len)
-{
-	int fd[2], status;
-	size_t used = 0;
-	ssize_t n;
-	pid_t pid;
-
-	if (pipe(fd))
-		return -errno;
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		close(fd[0]);
-		close(fd[1]);
-		return -errno;
+		snprintf(img, sizeof(img), "%s/kernels/%s/bzImage", root, s);
+		if (!strncmp(s, "lab-", 4) &&
+		    strncmp(s, "lab-" LAB_VERSION, strlen(LAB_VERSION) + 4) &&
+		    access(img, R_OK) == 0)
+			printf("lab:%-30s built (kernels/%s)\n", s + 4, s);
+		free(ents[i]);
 	}
-	if (pid == 0) {
-		dup2(fd[1], STDOUT_FILENO);
-		close(fd[0]);
-		close(fd[1]);
-		execvp(argv[0], argv);
-		fprintf(stderr, "testfs-matrix build: %s: %s\n", argv[0],
-			strerror(errno));
-		_exit(127);
-	}
-	close(fd[1]);
-	while ((n = read(fd[0], spec + used, len - 1 - used)) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			break;
-		used += (size_t)n;
-		if (used == len - 1)
-			used = 0; /* only the last line matters */
-	}
-	spec[used] = '\0';
-	close(fd[0]);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-}
-
-int cmd_build(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "source", required_argument, NULL, 's' },
-		{ "patches", required_argument, NULL, 'p' },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "force", no_argument, NULL, 'f' },
-		{ NULL, 0, NULL, 0 },
-	};
-	char kdir[PATH_MAX - 64], script[PATH_MAX], why[512], spec[512];
-	char *args[8 + 2 * MAX_SERIES];
-	const char *series[MAX_SERIES];
-	const char *jobs = NULL;
-	size_t nseries = 0, i, k = 0;
-	bool force = false;
-	int c, rc;
-	char *end, *nl;
-
-	optind = 0; /* glibc: start again, main() has parsed its own */
-	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
-		switch (c) {
-		case 's':
-			if (strcmp(optarg, LAB_SOURCE))
-				return build_usage("unknown --source '%s' "
-						   "(supported: debian:6.12)",
-						   optarg);
-			break;
-		case 'p':
-			if (nseries == MAX_SERIES)
-				return build_usage("at most 8 --patches (%s)",
-						   optarg);
-			series[nseries++] = optarg;
-			break;
-		case 'j':
-			if (strtoul(optarg, &end, 10) < 1 || *end ||
-			    optarg[0] == '-')
-				return build_usage("--jobs '%s': a number of "
-						   "jobs, 1 or more",
-						   optarg);
-			jobs = optarg;
-			break;
-		case 'f':
-			force = true;
-			break;
-		default:
-			return build_usage("%s", "unknown option");
-		}
-	}
-	if (optind < argc)
-		return build_usage("unexpected argument '%s'", argv[optind]);
-	if (!kernel_dir(kdir, sizeof(kdir))) {
-		fprintf(stderr,
-			"testfs-matrix build: kernel/build.sh not found (in "
-			"the source tree next to this build, or in %s/kernel)"
-			"\n",
-			MATRIX_DATADIR);
-		return 2;
-	}
-	for (i = 0; i < nseries; i++)
-		if (check_series(kdir, series[i], why, sizeof(why)))
-			return build_usage("%s", why);
-	snprintf(script, sizeof(script), "%s/build.sh", kdir);
-	args[k++] = (char *)"bash";
-	args[k++] = script;
-	args[k++] = (char *)"--source";
-	args[k++] = (char *)LAB_SOURCE;
-	for (i = 0; i < nseries; i++) {
-		args[k++] = (char *)"--patches";
-		args[k++] = (char *)series[i];
-	}
-	if (jobs) {
-		args[k++] = (char *)"--jobs";
-		args[k++] = (char *)jobs;
-	}
-	if (force)
-		args[k++] = (char *)"--force";
-	args[k] = NULL;
-	rc = run_build(args, spec, sizeof(spec));
-	/* The SPEC is the last line build.sh printed on stdout. */
-	while ((nl = strrchr(spec, '\n')) && !nl[1])
-		*nl = '\0';
-	nl = strrchr(spec, '\n');
-	if (rc == 0 && lab_is_spec(nl ? nl + 1 : spec)) {
-		printf("%s\n", nl ? nl + 1 : spec);
-		return 0;
-	}
-	fprintf(stderr,
-		"testfs-matrix build: kernel/build.sh failed (exit status "
-		"%d); the log's tail is above\n",
-		rc < 0 ? -rc : rc);
-	return 1;
+	if (n >= 0)
+		free(ents);
 }

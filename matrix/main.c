@@ -13,9 +13,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "parse.h"
+#include "debian.h"
 #include "lab.h"
 #include "matrix.h"
+#include "parse.h"
+#include "prereq.h"
 
 #define MAX_KERNELS 16
 
@@ -25,10 +27,16 @@ static void usage(FILE *f)
 	      "[--ktap FILE]\n"
 	      "                     [--html FILE] [--timeout S] COMMAND "
 	      "[ARGS...]\n"
-	      "       testfs-matrix kernels\n"
-	      "       testfs-matrix build [--source debian:6.12] "
-	      "[--patches SERIES]... [--jobs N]\n"
-	      "                          [--force]\n"
+	      "       testfs-matrix kernels [--available] [--refresh]\n"
+	      "       testfs-matrix cache-dir\n"
+	      "       testfs-matrix build [--source debian:VERSION|PATH] "
+	      "[--patches SERIES]...\n"
+	      "                          [--patch FILE]... [--fuzz N] "
+	      "[--jobs N] [--force]\n"
+	      "       testfs-matrix bisect --source debian:VERSION|PATH "
+	      "--patch FILE...\n"
+	      "                          [--field NAME]... [--json FILE] "
+	      "[--all] COMMAND [ARGS...]\n"
 	      "       testfs-matrix [--kernel SPEC] image FILE COMMAND "
 	      "[ARGS...]\n"
 	      "       testfs-matrix [--json FILE] [--ktap FILE] decode LOG...\n"
@@ -38,18 +46,21 @@ static void usage(FILE *f)
 	      "booted from an initramfs holding this build (KVM when usable, "
 	      "else TCG).\n"
 	      "\n"
-	      "SPEC: host (no VM), debian:6.1, debian:6.12 (Debian's "
-	      "unsigned kernel\n"
-	      "      images, fetched with apt-get download into the cache and "
-	      "reused), a\n"
-	      "      kernel in the cache (lab:6.12 -> kernels/lab-6.12), or a "
-	      "path to a\n"
-	      "      bzImage (config and modules/ beside it are optional).\n"
+	      "SPEC: host (no VM); debian:LINE (6.1, 6.12, 7.0, 7.3, ...: "
+	      "Debian's x86-64\n"
+	      "      image of that kernel line from any suite, fetched with "
+	      "apt into the\n"
+	      "      cache and reused) or debian:latest (the newest line); a "
+	      "kernel in the\n"
+	      "      cache (lab:6.12 -> kernels/lab-6.12); or a path to a "
+	      "bzImage (config\n"
+	      "      and modules/ beside it are optional).\n"
 	      "      A lab SPEC (lab:6.12, lab:6.12+vma-limit, "
-	      "lab:6.12+vma-limit-conditional)\n"
+	      "lab:7.3+vma-limit-conditional,\n"
+	      "      lab:7.3+NAME of a --patch build)\n"
 	      "      not built yet makes a skipped run that says how to build "
 	      "it.\n"
-	      "      Default: host, debian:6.1, debian:6.12.\n"
+	      "      Default: host, debian:6.1, debian:6.12, debian:latest.\n"
 	      "COMMAND:\n"
 	      "  scenario NAME [PARAM=VALUE...]  testfs-scenario run NAME "
 	      "--json\n"
@@ -59,9 +70,34 @@ static void usage(FILE *f)
 	      "(tests/ra_*)\n"
 	      "  kernels                          the cached kernels and what "
 	      "they support\n"
-	      "  build [--patches SERIES]...      build a lab kernel with "
-	      "kernel/build.sh\n"
-	      "                                   and print its SPEC\n"
+	      "    --available                    the Debian lines and "
+	      "packages the suites offer\n"
+	      "    --refresh                      update the package indexes "
+	      "now (else daily)\n"
+	      "  cache-dir                        print the cache folder\n"
+	      "  build [--source S] [--patches SERIES]... [--patch FILE]...\n"
+	      "                                   build a lab kernel with "
+	      "kernel/build.sh and\n"
+	      "                                   print its SPEC. S: "
+	      "debian:VERSION (Debian's\n"
+	      "                                   linux-source-VERSION, "
+	      "fetched) or the path of\n"
+	      "                                   a kernel tree (never "
+	      "modified). FILE: a diff,\n"
+	      "                                   git format-patch output, "
+	      "an mbox, or a mail\n"
+	      "                                   quoting the patch with "
+	      "'> '; --fuzz N (2)\n"
+	      "  bisect --source S --patch FILE... COMMAND\n"
+	      "                                   build S with the first k "
+	      "patches, k = 0..n,\n"
+	      "                                   run COMMAND on each, name "
+	      "the first patch\n"
+	      "                                   after which --field NAME "
+	      "(default: pages\n"
+	      "                                   before/after, boundaries "
+	      "missing, verdicts)\n"
+	      "                                   changes\n"
 	      "  image FILE COMMAND [ARGS...]     write the guest initramfs "
 	      "for COMMAND\n"
 	      "                                   (fuse.ko of the one --kernel "
@@ -83,69 +119,23 @@ static void usage(FILE *f)
 	      "\n"
 	      "Cache: $TESTFS_CACHE, else $XDG_CACHE_HOME/testfs, else "
 	      "~/.cache/testfs.\n"
-	      "Exit status: 0 every run ok or skipped, 1 a run failed, 2 bad "
-	      "arguments.\n",
+	      "Debian's indexes: a private apt configuration in the cache's "
+	      "apt/ (the\n"
+	      "machine's Debian mirror; TESTFS_DEBIAN_MIRROR=URL replaces "
+	      "it).\n"
+	      "Before any work every tool the command needs is checked; "
+	      "what is missing\n"
+	      "is listed with the command that installs it.\n"
+	      "Exit status: 0 every run ok or skipped, 1 a run failed, a "
+	      "kernel could not\n"
+	      "be fetched, something needed is missing, or (with CI=true) a "
+	      "run was\n"
+	      "skipped; 2 bad arguments or an unknown Debian line.\n",
 	      f);
 }
 
-static int bad(const char *fmt, const char *arg)
-{
-	fputs("testfs-matrix: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputs("\nTry 'testfs-matrix --help'.\n", stderr);
-	return 2;
-}
-
-static bool is_uint(const char *s)
-{
-	const char *why;
-	uint64_t v;
-
-	return parse_uint(s, 0, UINT64_MAX, &v, &why) == 0;
-}
-
-/* Checks the command's arguments before any kernel is booted. */
-int check_command(int argc, char **argv)
-{
-	int i;
-
-	if (strcmp(argv[0], "suite") == 0)
-		return argc == 1 ? 0
-				 : bad("suite takes no arguments: %s", argv[1]);
-	if (strcmp(argv[0], "scenario") == 0) {
-		if (argc < 2 || !argv[1][0] || argv[1][0] == '-')
-			return bad("%s: a scenario NAME is needed", "scenario");
-		for (i = 2; i < argc; i++)
-			if (!strchr(argv[i], '=') || argv[i][0] == '=')
-				return bad("scenario parameter '%s' is not "
-					   "PARAM=VALUE",
-					   argv[i]);
-		return 0;
-	}
-	if (strcmp(argv[0], "touch") == 0) {
-		if (argc < 3 || !is_uint(argv[1]) || !is_uint(argv[2]))
-			return bad("%s: FIRST and COUNT (page numbers) are "
-				   "needed",
-				   "touch");
-		for (i = 3; i < argc; i++) {
-			if (strcmp(argv[i], "--exec") == 0)
-				continue;
-			if (strcmp(argv[i], "--ra-kb") == 0 && i + 1 < argc &&
-			    is_uint(argv[i + 1])) {
-				i++;
-				continue;
-			}
-			return bad("touch: unknown option '%s'", argv[i]);
-		}
-		return 0;
-	}
-	return bad(
-		"unknown command '%s' (scenario, touch, suite, kernels, build)",
-		argv[0]);
-}
-
 /* Runs `testfs-scenario help NAME` so a wrong name stops at once. */
-static int check_scenario(const struct bins *b, const char *name)
+int check_scenario(const struct bins *b, const char *name)
 {
 	const char *argv[] = { b->scenario, "help", name, NULL };
 	struct capture_opts o = { .argv = argv, .timeout_s = 30 };
@@ -164,39 +154,6 @@ static int check_scenario(const struct bins *b, const char *name)
 	}
 	capture_free(&c);
 	return ok ? 0 : 2;
-}
-
-void run_free(struct run *r)
-{
-	size_t i;
-
-	for (i = 0; i < r->ntests; i++)
-		free(r->tests[i].diag);
-	free(r->tests);
-	free(r->caps);
-	free(r->result);
-	free(r->ktap);
-	free(r->page);
-	free(r->log);
-	free(r->console_tail);
-}
-
-static int remove_one(const char *path, const struct stat *st, int flag,
-		      struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	remove(path);
-	return 0;
-}
-
-/* Removes the scratch folder, never crossing into a mount left in it. */
-void cleanup_work(struct matrix *m)
-{
-	if (m->workdir[0])
-		nftw(m->workdir, remove_one, 16,
-		     FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
 }
 
 /* Ctrl-C or a CI's kill: QEMU goes too, then we die of the signal. */
@@ -223,6 +180,68 @@ static void on_signal(int sig)
 	raise(sig);
 }
 
+/*
+ * Before any work: what the kernels need from the machine, and each
+ * Debian SPEC resolved (an unknown line is a usage error). 0, 1 or 2.
+ */
+static int check_kernels(const char *const *specs, size_t n)
+{
+	unsigned needs = 0;
+	char why[1024];
+	size_t i;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		if (strcmp(specs[i], "host"))
+			needs |= NEED_GUEST | NEED_CACHE;
+		if (debian_is_spec(specs[i]))
+			needs |= NEED_DEBIAN;
+	}
+	if (prereq_check(needs, "testfs-matrix"))
+		return 1;
+	for (i = 0; i < n; i++) {
+		err = kernel_resolve(specs[i], why, sizeof(why));
+		if (err == -ENOENT || err == -EINVAL)
+			return matrix_usage_error("%s", why);
+		if (err) {
+			fprintf(stderr,
+				"testfs-matrix: %s: cannot read Debian's "
+				"package indexes: %s\n",
+				specs[i], why);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The exit status the runs make: a failed run, a kernel that could not
+ * be fetched, and under CI=true any skipped run (a CI step must not
+ * pass with no guest booted).
+ */
+static int runs_status(const struct run *runs, size_t n)
+{
+	const char *ci = getenv("CI");
+	bool strict = ci && strcmp(ci, "true") == 0;
+	int status = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (runs[i].status == RUN_FAILED)
+			status = 1;
+		if (runs[i].status != RUN_SKIPPED)
+			continue;
+		if (runs[i].k.fetch_failed || strict) {
+			fprintf(stderr, "testfs-matrix: %s was skipped%s: %s\n",
+				runs[i].k.spec,
+				runs[i].k.fetch_failed ? "" : " (CI=true)",
+				runs[i].reason);
+			status = 1;
+		}
+	}
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -237,7 +256,9 @@ int main(int argc, char **argv)
 	const char *specs[MAX_KERNELS], *json = NULL, *ktap = NULL;
 	const char *html = NULL;
 	static const char *const defaults[] = { "host", "debian:6.1",
-						"debian:6.12" };
+						"debian:6.12",
+						"debian:latest" };
+	const size_t ndefaults = sizeof(defaults) / sizeof(defaults[0]);
 	struct matrix m = { .timeout_s = 600 };
 	struct run *runs;
 	size_t nspec = 0, i;
@@ -255,9 +276,10 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'k':
 			if (nspec == MAX_KERNELS)
-				return bad("at most 16 kernels (%s)", optarg);
+				return matrix_usage_error(
+					"at most 16 kernels (%s)", optarg);
 			if (kernel_check_spec(optarg, why, sizeof(why)))
-				return bad("%s", why);
+				return matrix_usage_error("%s", why);
 			specs[nspec++] = optarg;
 			break;
 		case 'j':
@@ -271,7 +293,7 @@ int main(int argc, char **argv)
 			break;
 		case 'T':
 			if (parse_uint(optarg, 1, 86400, &v, &perr))
-				return bad(
+				return matrix_usage_error(
 					"--timeout '%s': seconds, 1 to 86400",
 					optarg);
 			m.timeout_s = (int)v;
@@ -285,18 +307,30 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind >= argc)
-		return bad("%s", "a COMMAND is needed");
+		return matrix_usage_error("%s", "a COMMAND is needed");
 	m.argv = argv + optind;
 	m.argc = argc - optind;
 	if (html && (strcmp(m.argv[0], "kernels") == 0 ||
 		     strcmp(m.argv[0], "image") == 0 ||
 		     strcmp(m.argv[0], "decode") == 0))
-		return bad("--html draws scenario and touch runs, not '%s'",
-			   m.argv[0]);
+		return matrix_usage_error(
+			"--html draws scenario and touch runs, not '%s'",
+			m.argv[0]);
 	if (strcmp(m.argv[0], "kernels") == 0)
-		return kernels_list();
+		return kernels_command(m.argc, m.argv);
+	if (strcmp(m.argv[0], "cache-dir") == 0) {
+		if (m.argc > 1)
+			return matrix_usage_error("cache-dir takes no "
+						  "arguments: %s",
+						  m.argv[1]);
+		cache_root(why, sizeof(why));
+		printf("%s\n", why);
+		return 0;
+	}
 	if (strcmp(m.argv[0], "build") == 0)
 		return cmd_build(m.argc, m.argv);
+	if (strcmp(m.argv[0], "bisect") == 0)
+		return cmd_bisect(m.argc, m.argv);
 	if (strcmp(m.argv[0], "image") == 0)
 		return cmd_image(&m, specs, nspec);
 	if (strcmp(m.argv[0], "decode") == 0)
@@ -313,18 +347,21 @@ int main(int argc, char **argv)
 	    check_scenario(&m.bins, m.argv[1]))
 		return 2;
 	if (!nspec)
-		for (; nspec < 3; nspec++)
+		for (; nspec < ndefaults; nspec++)
 			specs[nspec] = defaults[nspec];
+	c = check_kernels(specs, nspec);
+	if (c)
+		return c;
 	runs = calloc(nspec, sizeof(*runs));
 	if (!runs)
 		return 1;
 	for (i = 0; i < nspec; i++) {
 		kernel_prepare(&runs[i].k, specs[i]);
 		run_kernel(&m, &runs[i]);
-		if (runs[i].status == RUN_FAILED)
-			status = 1;
 	}
 	if (matrix_finish(&m, runs, nspec, json, ktap))
+		status = 1;
+	if (runs_status(runs, nspec))
 		status = 1;
 	if (html && matrix_html(&m, runs, nspec, html))
 		status = 1;

@@ -10,9 +10,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "cache.h"
 #include "capture.h"
 #include "image.h"
 #include "kernel.h"
+
+struct jv;
 
 enum run_status { RUN_OK, RUN_FAILED, RUN_SKIPPED };
 
@@ -74,8 +77,33 @@ char *json_document(const struct matrix *m, const struct run *runs, size_t n);
 /* The side-by-side table of what differs between kernels. */
 void print_table(const struct matrix *m, const struct run *runs, size_t n);
 
+/* "testfs-matrix: " @fmt with @arg, and the --help hint; returns 2. */
+int matrix_usage_error(const char *fmt, const char *arg);
+
 /* Checks COMMAND's arguments; 2 (after a message) when they are wrong. */
 int check_command(int argc, char **argv);
+
+/* Runs `testfs-scenario help NAME`: 0, or 2 after saying why not. */
+int check_scenario(const struct bins *b, const char *name);
+
+/*
+ * Whether @name is a result field bisect can compare: a row label of the
+ * table ("pages before"), "verdicts", "verdict: POLICY", or a JSON path
+ * into the result ("fetched.windows.0.size").
+ */
+bool result_field_known(const char *name);
+
+/* The table's row labels, quoted and comma-separated, into @buf. */
+void result_field_labels(char *buf, size_t len);
+
+/*
+ * Calls @fn with the label and the table's rendering of each value
+ * @name selects in the result @res ("verdicts": one per policy). Returns
+ * how many it found.
+ */
+int result_fields(const struct jv *res, const char *name,
+		  void (*fn)(const char *label, const char *value, void *arg),
+		  void *arg);
 
 /*
  * The table on stdout, then the --json and --ktap files (each written to

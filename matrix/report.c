@@ -349,29 +349,91 @@ static void suite_rows(const struct run *runs, size_t n)
 		printf("  every test has the same result on every kernel\n");
 }
 
+/* The table's rows of a result, by label */
+static const struct {
+	const char *label, *path;
+} fields[] = {
+	{ "requests", "fetched.requests" },
+	{ "pages fetched", "fetched.pages_fetched" },
+	{ "pages before", "fetched.before" },
+	{ "pages after", "fetched.after" },
+	{ "causes", "fetched.causes" },
+	{ "boundaries ready", "fetched.boundaries.ready" },
+	{ "boundaries in flight", "fetched.boundaries.in_flight" },
+	{ "boundaries missing", "fetched.boundaries.missing" },
+	{ "touch pages", "pages" },
+	{ "touch requests", "requests" },
+	{ "touch before", "before" },
+	{ "touch after", "after" },
+	{ "why", "why" },
+	{ "suite ok", "ok" },
+	{ "suite not ok", "not_ok" },
+	{ "suite skipped", "skipped" },
+	{ "policy differences", "policy_differences" },
+};
+
+#define NFIELDS (sizeof(fields) / sizeof(fields[0]))
+
+bool result_field_known(const char *name)
+{
+	size_t j;
+
+	for (j = 0; j < NFIELDS; j++)
+		if (!strcmp(name, fields[j].label))
+			return true;
+	return !strcmp(name, "verdicts") || !strncmp(name, "verdict: ", 9) ||
+	       (strchr(name, '.') && !strchr(name, ' '));
+}
+
+void result_field_labels(char *buf, size_t len)
+{
+	size_t j, used = 0;
+
+	buf[0] = '\0';
+	for (j = 0; j < NFIELDS && used < len; j++)
+		used += (size_t)snprintf(buf + used, len - used, "%s'%s'",
+					 j ? ", " : "", fields[j].label);
+}
+
+int result_fields(const struct jv *res, const char *name,
+		  void (*fn)(const char *label, const char *value, void *arg),
+		  void *arg)
+{
+	char path[64], label[128], value[COL * 4];
+	const char *pol, *p = name;
+	int found = 0;
+	size_t j;
+
+	for (j = 0; j < NFIELDS; j++)
+		if (!strcmp(name, fields[j].label))
+			p = fields[j].path;
+	if (!strcmp(name, "verdicts") || !strncmp(name, "verdict: ", 9)) {
+		for (j = 0; j < 8; j++) {
+			snprintf(path, sizeof(path),
+				 "verdicts.policies.%zu.policy", j);
+			pol = jv_str(res, path);
+			if (!pol)
+				break;
+			snprintf(label, sizeof(label), "verdict: %s", pol);
+			if (strcmp(name, "verdicts") && strcmp(name, label))
+				continue;
+			snprintf(path, sizeof(path),
+				 "verdicts.policies.%zu.verdict", j);
+			show(jv_get(res, path), value, sizeof(value));
+			fn(label, value, arg);
+			found++;
+		}
+		return found;
+	}
+	if (!jv_get(res, p))
+		return 0;
+	show(jv_get(res, p), value, sizeof(value));
+	fn(name, value, arg);
+	return 1;
+}
+
 void print_table(const struct matrix *m, const struct run *runs, size_t n)
 {
-	static const struct {
-		const char *label, *path;
-	} fields[] = {
-		{ "requests", "fetched.requests" },
-		{ "pages fetched", "fetched.pages_fetched" },
-		{ "pages before", "fetched.before" },
-		{ "pages after", "fetched.after" },
-		{ "causes", "fetched.causes" },
-		{ "boundaries ready", "fetched.boundaries.ready" },
-		{ "boundaries in flight", "fetched.boundaries.in_flight" },
-		{ "boundaries missing", "fetched.boundaries.missing" },
-		{ "touch pages", "pages" },
-		{ "touch requests", "requests" },
-		{ "touch before", "before" },
-		{ "touch after", "after" },
-		{ "why", "why" },
-		{ "suite ok", "ok" },
-		{ "suite not ok", "not_ok" },
-		{ "suite skipped", "skipped" },
-		{ "policy differences", "policy_differences" },
-	};
 	char cells[16][COL * 4];
 	struct jv *res[16] = { 0 }, *caps[16] = { 0 };
 	size_t i, j, nn = n < 16 ? n : 16;
@@ -407,7 +469,7 @@ void print_table(const struct matrix *m, const struct run *runs, size_t n)
 			    "readahead_events", true);
 	differ |= field_row(caps, nn, "filemap events", "filemap_events", true);
 	differ |= field_row(caps, nn, "cachestat", "cachestat", true);
-	for (j = 0; j < sizeof(fields) / sizeof(fields[0]); j++)
+	for (j = 0; j < NFIELDS; j++)
 		differ |= field_row(res, nn, fields[j].label, fields[j].path,
 				    true);
 	/* Verdicts, by policy name (row i of the first run that has it). */

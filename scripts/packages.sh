@@ -20,6 +20,16 @@ build_packages=(gcc libc6-dev libfuse3-dev fuse3 liburing-dev
 # and the tutorial's experiment 11).
 test_packages=(chromium zlib1g-dev qemu-system-x86 busybox-static)
 
+# shellcheck disable=SC2034
+# testfs-matrix's QEMU guests and Debian's kernels (scripts/setup.sh
+# --matrix; the list testfs-matrix itself checks: matrix/prereq.c).
+matrix_packages=(qemu-system-x86 busybox-static apt dpkg xz-utils)
+
+# shellcheck disable=SC2034
+# Lab kernel builds (scripts/setup.sh --lab, testfs-matrix build/bisect).
+lab_packages=(gcc make ccache flex bison bc patch tar xz-utils util-linux
+	libelf-dev libssl-dev)
+
 install_missing() {
 	local what=$1 p
 	local missing=()

@@ -18,6 +18,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "../matrix/cache.h"
 #include "../matrix/jsonv.h"
 #include "fifo_reader.h"
 #include "mount_harness.h"
@@ -28,6 +29,8 @@ static void setup(void)
 {
 	snprintf(dir, sizeof(dir), "/tmp/testfs-test.matrix.XXXXXX");
 	cr_assert_not_null(mkdtemp(dir));
+	/* CI=true turns a skipped run into a failure; tested on its own */
+	unsetenv("CI");
 }
 
 static void teardown(void)
@@ -102,7 +105,7 @@ static void fake_kernel(const char *name, const char *config)
 
 Test(matrix_cli, usage_errors_exit_2)
 {
-	const char *a1[] = { "--kernel", "debian:5.10", "suite", NULL };
+	const char *a1[] = { "--kernel", "debian:five", "suite", NULL };
 	const char *a2[] = { "--kernel", "/nonexistent/bzImage", "suite",
 			     NULL };
 	const char *a3[] = { "frobnicate", NULL };
@@ -375,13 +378,141 @@ Test(matrix_cli, fuse_as_a_module_without_fuse_ko_is_skipped)
 	expect_skipped(path, "fuse.ko", NULL);
 }
 
-Test(matrix_cli, no_qemu_is_skipped)
+/*
+ * What is missing is found before any work, all of it in one message with
+ * the command that installs it: QEMU for a guest, and the kernel build's
+ * tools for `build` (PATH holds none of them here).
+ */
+Test(matrix_cli, missing_tools_are_listed_up_front)
 {
-	char path[128];
+	char path[128], *out;
+	const char *guest[] = { "--kernel", path, "scenario", "vma-boundary",
+				NULL };
+	const char *build[] = { "build", NULL };
+	const char *tools[] = {
+		"ccache", "flex", "bison", "bc", "gcc", "make"
+	};
+	unsigned i;
 
 	fake_kernel("noqemu", "CONFIG_FUSE_FS=y\n");
 	snprintf(path, sizeof(path), "%s/noqemu", dir);
-	expect_skipped(path, "qemu-system-x86_64 not found", "/nonexistent");
+	setenv("TESTFS_CACHE", dir, 1);
+	setenv("PATH", "/nonexistent", 1);
+	cr_assert_eq(run(guest, &out, 30), 1, "%s", out);
+	cr_expect(out && strstr(out, "qemu-system-x86_64 (package "
+				     "qemu-system-x86)"),
+		  "%s", out);
+	cr_expect(out && strstr(out, "apt-get install -y qemu-system-x86"),
+		  "%s", out);
+	cr_expect(out && strstr(out, "setup.sh --matrix"), "%s", out);
+	cr_expect(out && !strstr(out, "booting"), "%s", out);
+	free(out);
+	cr_assert_eq(run(build, &out, 30), 1, "%s", out);
+	for (i = 0; i < sizeof(tools) / sizeof(tools[0]); i++) {
+		char want[64];
+
+		snprintf(want, sizeof(want), "  %s (package %s)", tools[i],
+			 tools[i]);
+		cr_expect(out && strstr(out, want), "no '%s' in:\n%s", want,
+			  out);
+	}
+	cr_expect(out && strstr(out, "apt-get install -y") &&
+			  strstr(out, " ccache") && strstr(out, " flex"),
+		  "%s", out);
+	cr_expect(out && strstr(out, "setup.sh --lab"), "%s", out);
+	free(out);
+}
+
+/*
+ * A new user's machine: no ~/.cache at all, and a Debian mirror that
+ * does not answer. The cache folder is made with its parents, the run
+ * stops before any guest with exit 1 and a reason that names the command
+ * that failed and what it said; nothing half-made is left in kernels/.
+ */
+Test(matrix_cli, a_fresh_home_and_a_mirror_that_does_not_answer)
+{
+	char home[128], p[256], *out, *text;
+	const char *args[] = { "--kernel", "debian:6.1", "scenario",
+			       "vma-boundary", NULL };
+	const char *list[] = { "kernels", "--available", NULL };
+
+	if (access("/usr/bin/qemu-system-x86_64", X_OK) ||
+	    access("/bin/busybox", X_OK))
+		cr_skip_test("qemu-system-x86 or busybox-static missing");
+	snprintf(home, sizeof(home), "%s/new/home", dir);
+	setenv("HOME", home, 1);
+	unsetenv("TESTFS_CACHE");
+	unsetenv("XDG_CACHE_HOME");
+	/* Port 9 (discard) on the loopback: refused at once */
+	setenv("TESTFS_DEBIAN_MIRROR", "http://127.0.0.1:9/debian", 1);
+	cr_assert_eq(run(args, &out, 120), 1, "%s", out);
+	cr_expect(out && strstr(out, "cannot read Debian's package indexes: "
+				     "'apt-get update' failed: "),
+		  "%s", out);
+	/* apt's own words follow the colon */
+	cr_expect(out && (strstr(out, "127.0.0.1") || strstr(out, "E: ")), "%s",
+		  out);
+	cr_expect(out && !strstr(out, "booting"), "%s", out);
+	free(out);
+	snprintf(p, sizeof(p), "%s/.cache/testfs/apt/sources.list", home);
+	text = harness_read_file(p, NULL);
+	cr_assert_not_null(text, "%s not written", p);
+	cr_expect(strstr(text, "http://127.0.0.1:9/debian sid main"), "%s",
+		  text);
+	cr_expect(strstr(text, "http://127.0.0.1:9/debian-security "
+			       "trixie-security main"),
+		  "%s", text);
+	free(text);
+	snprintf(p, sizeof(p), "%s/.cache/testfs/kernels", home);
+	cr_expect(access(p, F_OK), "%s exists", p);
+	cr_assert_eq(run(list, &out, 120), 1, "%s", out);
+	cr_expect(out && strstr(out, "'apt-get update' failed"), "%s", out);
+	free(out);
+}
+
+/* cache-dir: the one definition of the cache folder, for scripts. */
+Test(matrix_cli, cache_dir_follows_the_environment)
+{
+	const char *args[] = { "cache-dir", NULL };
+	char want[256], *out;
+
+	unsetenv("TESTFS_CACHE");
+	unsetenv("XDG_CACHE_HOME");
+	setenv("HOME", dir, 1);
+	cr_assert_eq(run(args, &out, 30), 0, "%s", out);
+	snprintf(want, sizeof(want), "%s/.cache/testfs\n", dir);
+	cr_expect_str_eq(out, want);
+	free(out);
+	setenv("XDG_CACHE_HOME", "/x/y", 1);
+	cr_assert_eq(run(args, &out, 30), 0, "%s", out);
+	cr_expect_str_eq(out, "/x/y/testfs\n");
+	free(out);
+	setenv("TESTFS_CACHE", "/z", 1);
+	cr_assert_eq(run(args, &out, 30), 0, "%s", out);
+	cr_expect_str_eq(out, "/z\n");
+	free(out);
+}
+
+/* Under CI=true a skipped kernel fails the run: no green with no guest. */
+Test(matrix_cli, a_skipped_kernel_fails_under_ci)
+{
+	char path[128], *out;
+	const char *args[] = { "--kernel", path, "scenario", "vma-boundary",
+			       NULL };
+
+	if (access("/usr/bin/qemu-system-x86_64", X_OK) ||
+	    access("/bin/busybox", X_OK))
+		cr_skip_test("qemu-system-x86 or busybox-static missing");
+	fake_kernel("nofuse", "# CONFIG_FUSE_FS is not set\n");
+	snprintf(path, sizeof(path), "%s/nofuse", dir);
+	cr_assert_eq(run(args, &out, 60), 0, "%s", out);
+	free(out);
+	setenv("CI", "true", 1);
+	cr_assert_eq(run(args, &out, 60), 1, "%s", out);
+	cr_expect(out && strstr(out, "was skipped (CI=true): the kernel has "
+				     "no FUSE"),
+		  "%s", out);
+	free(out);
 }
 
 Test(matrix_cli, a_guest_that_never_finishes_is_killed_at_the_limit)
@@ -419,17 +550,12 @@ Test(matrix_cli, a_slow_guest_is_killed_at_the_time_limit)
 	const char *args[] = { "--json",   json,	   "--timeout",
 			       "2",	   "--kernel",	   "debian:6.12",
 			       "scenario", "vma-boundary", NULL };
-	const char *cache = getenv("TESTFS_CACHE"), *home = getenv("HOME");
+	char cache[PATH_MAX - 64];
 	struct jv *v;
 	const char *why;
 
-	if (cache && *cache)
-		snprintf(img, sizeof(img), "%s/kernels/debian-6.12/bzImage",
-			 cache);
-	else
-		snprintf(img, sizeof(img),
-			 "%s/.cache/testfs/kernels/debian-6.12/bzImage",
-			 home ? home : "/root");
+	cache_root(cache, sizeof(cache));
+	snprintf(img, sizeof(img), "%s/kernels/debian-6.12/bzImage", cache);
 	if (access(img, R_OK) || access("/usr/bin/qemu-system-x86_64", X_OK) ||
 	    access("/bin/busybox", X_OK))
 		cr_skip_test("needs debian:6.12 cached, QEMU and busybox");
@@ -794,7 +920,7 @@ Test(matrix_cli, lab_build_and_spec_usage_errors)
 {
 	const char *a1[] = { "build", "--patches", "no-such-series", NULL };
 	const char *a2[] = { "build", "--patches", "Bad/Name", NULL };
-	const char *a3[] = { "build", "--source", "debian:6.1", NULL };
+	const char *a3[] = { "build", "--source", "debian:six", NULL };
 	const char *a4[] = { "build", "stray", NULL };
 	const char *a5[] = { "build", "--jobs", "0", NULL };
 	const char *a6[] = { "--kernel", "lab:6.12+no-such-series", "scenario",
@@ -804,7 +930,7 @@ Test(matrix_cli, lab_build_and_spec_usage_errors)
 	const char *want[] = {
 		"no patch series 'no-such-series'",
 		"bad series name 'Bad/Name'",
-		"unknown --source 'debian:6.1'",
+		"unknown --source 'debian:six'",
 		"unexpected argument 'stray'",
 		"--jobs '0'",
 		"no patch series 'no-such-series'",
@@ -845,10 +971,10 @@ Test(matrix_cli, a_built_lab_kernel_comes_from_the_cache)
 	setenv("TESTFS_CACHE", dir, 1);
 	snprintf(path, sizeof(path), "%s/kernels", dir);
 	cr_assert_eq(mkdir(path, 0755), 0);
-	fake_kernel("kernels/lab-6.12+vma-limit", "CONFIG_FUSE_FS=y\n");
-	/* Found, checked, and only then stopped by the missing QEMU. */
-	expect_skipped("lab:6.12+vma-limit", "qemu-system-x86_64 not found",
-		       "/nonexistent");
+	fake_kernel("kernels/lab-6.12+vma-limit",
+		    "# CONFIG_FUSE_FS is not set\n");
+	/* Found, and only then stopped by what its config says. */
+	expect_skipped("lab:6.12+vma-limit", "no FUSE", NULL);
 	setenv("PATH", "/usr/sbin:/usr/bin:/sbin:/bin", 1);
 	cr_assert_eq(run(args, &out, 30), 0, "%s", out);
 	cr_expect(out && strstr(out, "lab:6.12+vma-limit "), "%s", out);

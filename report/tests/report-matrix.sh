@@ -115,7 +115,7 @@ timeout 300 "$matrix" --kernel host --html "$tmp/touch.html" \
 check touch
 
 # --- Host and Debian 6.1 -----------------------------------------------
-cache=${TESTFS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/testfs}
+cache=$("$matrix" cache-dir) || fail "testfs-matrix cache-dir failed"
 two=""
 if [ ! -f "$cache/kernels/debian-6.1/bzImage" ]; then
 	two="no cached Debian 6.1 kernel ($cache/kernels/debian-6.1)"

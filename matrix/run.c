@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What every testfs-matrix command shares about a run: its COMMAND's
+ * arguments checked before any kernel is booted, a run's memory and the
+ * scratch folder.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "matrix.h"
+#include "parse.h"
+
+int matrix_usage_error(const char *fmt, const char *arg)
+{
+	fputs("testfs-matrix: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputs("\nTry 'testfs-matrix --help'.\n", stderr);
+	return 2;
+}
+
+static bool is_uint(const char *s)
+{
+	const char *why;
+	uint64_t v;
+
+	return parse_uint(s, 0, UINT64_MAX, &v, &why) == 0;
+}
+
+/* Checks the command's arguments before any kernel is booted. */
+int check_command(int argc, char **argv)
+{
+	int i;
+
+	if (strcmp(argv[0], "suite") == 0)
+		return argc == 1 ? 0
+				 : matrix_usage_error(
+					   "suite takes no arguments: %s",
+					   argv[1]);
+	if (strcmp(argv[0], "scenario") == 0) {
+		if (argc < 2 || !argv[1][0] || argv[1][0] == '-')
+			return matrix_usage_error(
+				"%s: a scenario NAME is needed", "scenario");
+		for (i = 2; i < argc; i++)
+			if (!strchr(argv[i], '=') || argv[i][0] == '=')
+				return matrix_usage_error(
+					"scenario parameter '%s' is not "
+					"PARAM=VALUE",
+					argv[i]);
+		return 0;
+	}
+	if (strcmp(argv[0], "touch") == 0) {
+		if (argc < 3 || !is_uint(argv[1]) || !is_uint(argv[2]))
+			return matrix_usage_error(
+				"%s: FIRST and COUNT (page numbers) are "
+				"needed",
+				"touch");
+		for (i = 3; i < argc; i++) {
+			if (strcmp(argv[i], "--exec") == 0)
+				continue;
+			if (strcmp(argv[i], "--ra-kb") == 0 && i + 1 < argc &&
+			    is_uint(argv[i + 1])) {
+				i++;
+				continue;
+			}
+			return matrix_usage_error("touch: unknown option '%s'",
+						  argv[i]);
+		}
+		return 0;
+	}
+	return matrix_usage_error(
+		"unknown command '%s' (scenario, touch, suite, kernels, build)",
+		argv[0]);
+}
+
+void run_free(struct run *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->ntests; i++)
+		free(r->tests[i].diag);
+	free(r->tests);
+	free(r->caps);
+	free(r->result);
+	free(r->ktap);
+	free(r->page);
+	free(r->log);
+	free(r->console_tail);
+}
+
+/* Removes the scratch folder, never crossing into a mount left in it. */
+void cleanup_work(struct matrix *m)
+{
+	if (m->workdir[0])
+		remove_tree(m->workdir);
+}
