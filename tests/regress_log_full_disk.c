@@ -220,7 +220,7 @@ Test(full_disk, records_are_whole_counted_and_their_loss_line_follows)
 	/* The mark is in the ring; the file could not take it. */
 	cr_assert_eq(harness_ctl(&mnt, "mark full\n"), -ENOSPC);
 	err = harness_read_file(harness_path(&mnt, ".testfs/error"), NULL);
-	cr_expect_not_null(strstr(err, "could not be written: No space left"),
+	cr_expect_not_null(strstr(err, "is missing records: No space left"),
 			   "%s", err);
 	free(err);
 	records = stat_field("records");
