@@ -8,7 +8,9 @@
  *
  * The disk is a 256 KiB tmpfs mounted for the test in a private mount
  * namespace (so it cannot outlive the test process, whatever happens to
- * it) and unmounted by the .fini; it is grown with a remount.
+ * it) and unmounted by the .fini; it is grown with a remount. Two more
+ * suites drive the writer alone: on an append-only file (it cannot be cut
+ * back) and under RLIMIT_FSIZE (room to the byte).
  */
 #include <criterion/criterion.h>
 
@@ -16,11 +18,13 @@
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -216,7 +220,7 @@ Test(full_disk, records_are_whole_counted_and_their_loss_line_follows)
 	/* The mark is in the ring; the file could not take it. */
 	cr_assert_eq(harness_ctl(&mnt, "mark full\n"), -ENOSPC);
 	err = harness_read_file(harness_path(&mnt, ".testfs/error"), NULL);
-	cr_expect_not_null(strstr(err, "could not be written: No space left"),
+	cr_expect_not_null(strstr(err, "is missing records: No space left"),
 			   "%s", err);
 	free(err);
 	records = stat_field("records");
@@ -253,13 +257,19 @@ Test(full_disk, records_are_whole_counted_and_their_loss_line_follows)
 	cr_assert_eq(harness_stop(&mnt), 1);
 }
 
-/* Records lost between two ctl commands: the file is whole after stop. */
+/*
+ * Records lost over several writes (each clear flushes) while the disk
+ * stays full: one loss line, and the file is whole after stop.
+ */
 Test(full_disk, file_is_whole_after_stop)
 {
 	uint64_t records, file_lost;
+	unsigned i;
 
-	direct_reads(0, FULL_READS);
-	cr_assert_eq(harness_ctl(&mnt, "clear\n"), -ENOSPC);
+	for (i = 0; i < 3; i++) {
+		direct_reads(i * FULL_READS / 3, FULL_READS / 3);
+		cr_assert_eq(harness_ctl(&mnt, "clear\n"), i ? -ENOSPC : 0);
+	}
 	records = stat_field("records");
 	file_lost = stat_field("log_file_lost");
 	cr_assert_gt(file_lost, 0);
@@ -348,4 +358,72 @@ Test(append_only, half_line_is_completed_once_there_is_room)
 	cr_assert_gt(log_writer_lost(w), 0);
 	cr_assert_eq(log_writer_stop(w, &unwritten), -ENOSPC);
 	expect_whole_file(3010, unwritten);
+}
+
+/*
+ * A loss line that ends the file when the next write fails again is cut
+ * back and joins the new loss: one line per run, not one per attempt.
+ * RLIMIT_FSIZE gives the file room to the byte (EFBIG past it).
+ */
+static void setup_limit(void)
+{
+	snprintf(dir, sizeof(dir), "%sfile-limit.XXXXXX", harness_prefix());
+	cr_assert_not_null(mkdtemp(dir), "%s: %s", dir, strerror(errno));
+	snprintf(disk, sizeof(disk), "%s", dir);
+	snprintf(log_path, sizeof(log_path), "%s/log.jsonl", dir);
+	cr_assert_eq(log_ring_init(&ring, 1 << 14), 0);
+	signal(SIGXFSZ, SIG_IGN);
+}
+
+static void teardown_limit(void)
+{
+	unlink(log_path);
+	log_ring_destroy(&ring);
+	rmdir(dir);
+}
+
+TestSuite(file_limit, .init = setup_limit, .fini = teardown_limit,
+	  .timeout = 60);
+
+/* Lets the file grow to its size now plus @room bytes. */
+static void allow(off_t room)
+{
+	struct stat st;
+	struct rlimit rl;
+
+	cr_assert_eq(stat(log_path, &st), 0);
+	rl.rlim_cur = room < 0 ? RLIM_INFINITY : (rlim_t)(st.st_size + room);
+	rl.rlim_max = RLIM_INFINITY;
+	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &rl), 0, "%s", strerror(errno));
+}
+
+Test(file_limit, loss_lines_of_one_run_are_one_line)
+{
+	struct file_log fl;
+	char why[256];
+	uint64_t unwritten;
+	struct log_writer *w;
+	int fd;
+
+	fd = log_writer_open(log_path, why, sizeof(why));
+	cr_assert_geq(fd, 0, "%s", why);
+	cr_assert_eq(log_writer_start(&w, &ring, fd, PAGE, name_of, NULL), 0);
+	append_reads(100);
+	cr_assert_eq(log_writer_flush(w), 0);
+	/* A read record is about 170 bytes, a loss line under 60. */
+	allow(1000);
+	append_reads(100);
+	cr_assert_eq(log_writer_flush(w), -EFBIG);
+	allow(100);
+	cr_assert_eq(log_writer_flush(w), 0, "the loss line fits");
+	read_log_file(&fl);
+	cr_assert_eq(fl.loss_lines, 1);
+	cr_assert_eq(fl.next_seq, 201);
+	append_reads(100);
+	cr_assert_eq(log_writer_flush(w), -EFBIG, "a record fits");
+	allow(-1);
+	append_reads(10);
+	cr_assert_eq(log_writer_flush(w), 0);
+	cr_assert_eq(log_writer_stop(w, &unwritten), -EFBIG);
+	expect_whole_file(310, unwritten);
 }

@@ -51,8 +51,8 @@ void control_set_error(struct testfs *t, const char *fmt, ...)
 
 /*
  * Writes the --log file up to @verb's effect. A failed write (a full
- * disk) fails the command: the ring and .testfs/log have its effect, the
- * file does not.
+ * disk), now or since the last flush, fails the command: the ring and
+ * .testfs/log have its effect, the file lacks records.
  */
 static int flush_log_file(struct testfs *t, const char *verb)
 {
@@ -64,7 +64,7 @@ static int flush_log_file(struct testfs *t, const char *verb)
 	if (err)
 		control_set_error(
 			t,
-			"%s: ran, but the --log file '%s' could not be written: %s (log_file_lost in stats counts the records kept out; a loss line is written once it takes writes again)",
+			"%s: ran, but the --log file '%s' is missing records: %s (log_file_lost in stats counts them; a loss line stands for them once the file takes writes again)",
 			verb, t->opts->log_path, strerror(-err));
 	return err;
 }

@@ -47,11 +47,18 @@ struct log_writer {
 	bool stop;
 	uint64_t cursor;
 	uint64_t lost;
-	/* Of those, records a failed write kept out of the file. */
+	/* Of those, records a failed write kept out of the file, the part
+	 * of them log_writer_flush() has reported, and the last such
+	 * write's errno. */
 	uint64_t unwritten;
+	uint64_t unwritten_told;
+	int loss_err;
 	/* A loss seen but not written yet (see writer_put_loss()). */
 	uint64_t pending_first;
 	uint64_t pending_lost;
+	/* The loss line that ends the file, if one does (its bytes). */
+	size_t tail_loss_len;
+	uint64_t tail_loss_first;
 	/* The last write failed (its errno); 0 once one succeeds. */
 	int failing;
 	int error;
@@ -178,34 +185,71 @@ static int write_owed(struct log_writer *w)
  * cut back, owes the rest of it); the lines after that are lost: their
  * records are counted and become a loss line, written with the next
  * successful write. Positions up to the cursor are then all accounted for.
+ * Loss lines that end the file are cut back too and join the new loss, so
+ * a disk that stays full does not leave one loss line per attempt.
  */
 static void writer_failed(struct log_writer *w, size_t done, int err)
 {
 	uint64_t first = w->buf_first, records = w->buf_records;
-	size_t k = 0, keep = 0, i;
+	size_t whole = 0, k, keep, tail, i;
 
-	if (!w->buf.oom) {
-		while (k < w->nlines && w->lines[k].end <= done)
-			k++;
+	if (!w->buf.oom)
+		while (whole < w->nlines && w->lines[whole].end <= done)
+			whole++;
+	else
+		done = 0;
+	for (k = whole; k && w->lines[k - 1].loss; k--)
+		;
+	keep = k ? w->lines[k - 1].end : 0;
+	tail = k ? 0 : w->tail_loss_len;
+	if ((done > keep || tail) && !cut_back(w, done - keep + tail)) {
+		/* Nothing whole can go: owe the rest of a line cut short. */
+		k = whole;
+		tail = 0;
 		keep = k ? w->lines[k - 1].end : 0;
-		if (done > keep && !cut_back(w, done - keep)) {
+		if (done > keep) {
 			strbuf_add(&w->owed, w->buf.data + done,
 				   w->lines[k].end - done);
 			k++;
 		}
+	}
+	if (!w->buf.oom) {
 		for (i = 0; i < k; i++)
 			records -= !w->lines[i].loss;
 		first = k < w->nlines ? w->lines[k].first_seq : 0;
 	}
+	if (tail)
+		first = w->tail_loss_first;
+	w->tail_loss_len = 0;
 	if (first) {
 		w->lost += records;
 		w->unwritten += records;
+		if (records)
+			w->loss_err = err;
 		w->pending_first = first;
 		w->pending_lost = w->cursor + 1 - first;
 	}
 	w->failing = err;
 	if (!w->error)
 		w->error = err;
+}
+
+/* After a successful write: whether the file now ends in a loss line. */
+static void note_tail(struct log_writer *w)
+{
+	const struct writer_line *last;
+
+	if (!w->nlines) {
+		w->tail_loss_len = 0; /* only an owed record's end */
+		return;
+	}
+	last = &w->lines[w->nlines - 1];
+	w->tail_loss_len = 0;
+	if (last->loss) {
+		w->tail_loss_len =
+			last->end - (w->nlines > 1 ? last[-1].end : 0);
+		w->tail_loss_first = last->first_seq;
+	}
 }
 
 /* Called with w->lock held; @last: no record follows, end any loss. */
@@ -242,10 +286,12 @@ static int drain_locked(struct log_writer *w, bool last)
 	else if (!err)
 		err = write_all(w->fd, w->buf.data ? w->buf.data : "",
 				w->buf.len, &done);
-	if (err)
+	if (err) {
 		writer_failed(w, done, err);
-	else
+	} else {
 		w->failing = 0;
+		note_tail(w);
+	}
 	if (w->buf.cap > (1u << 24)) {
 		strbuf_free(&w->buf);
 		free(w->lines);
@@ -401,6 +447,10 @@ int log_writer_flush(struct log_writer *w)
 
 	pthread_mutex_lock(&w->lock);
 	err = drain_locked(w, false);
+	/* Records the thread's drains lost since the last flush count too. */
+	if (!err && w->unwritten != w->unwritten_told)
+		err = w->loss_err;
+	w->unwritten_told = w->unwritten;
 	pthread_mutex_unlock(&w->lock);
 	return err;
 }

@@ -41,9 +41,11 @@ int log_writer_start(struct log_writer **out, struct log_ring *ring, int fd,
 		     uint32_t page_size, log_name_fn name_of, void *name_ctx);
 
 /*
- * Writes everything published so far. Returns 0, or the error of the
- * write that failed (-ENOSPC, ...): then records are lost to the file
- * (counted in log_writer_lost()) until a write works again.
+ * Writes everything published so far. Returns 0, or the error of a write
+ * that failed (-ENOSPC, ...): this one's, or that of a write that kept
+ * records out of the file since the last flush (the thread's drains
+ * too). Such records are counted in log_writer_lost() and a loss line is
+ * written for them once a write works again.
  */
 int log_writer_flush(struct log_writer *w);
 
