@@ -136,7 +136,7 @@ struct session {
 	char kernel[128];
 	char model[256];
 	/*
-	 * The transport asked for and the one in use, from .testfs/config
+	 * The transport asked for and the one in use, from testfs_settings()
 	 * ("dev" or "uring"; "dev" for a daemon that does not say), and
 	 * the daemon's note on it (why it fell back), empty without one.
 	 */

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "json_reader.h"
 #include "scenario.h"
 
 extern char **environ;
@@ -251,92 +252,27 @@ static int read_control(struct session *s, const char *name, char **out)
 	return 0;
 }
 
-/*
- * The value of the top-level member @key of the JSON object @text: a
- * pointer to its first character (a '"' for a string), or NULL. Strings
- * are skipped with their escapes, so a key inside a string or a nested
- * object never matches.
- */
-static const char *top_member(const char *text, const char *key)
-{
-	size_t klen = strlen(key);
-	int depth = 0;
-	const char *p;
-
-	for (p = text; *p; p++) {
-		if (*p == '"') {
-			const char *start = p + 1;
-
-			for (p++; *p && *p != '"'; p++)
-				if (*p == '\\' && p[1])
-					p++;
-			if (!*p)
-				return NULL;
-			if (depth == 1 && (size_t)(p - start) == klen &&
-			    !memcmp(start, key, klen) && p[1] == ':')
-				return p + 2;
-		} else if (*p == '{' || *p == '[') {
-			depth++;
-		} else if (*p == '}' || *p == ']') {
-			depth--;
-		}
-	}
-	return NULL;
-}
-
 int session_control_number(struct session *s, const char *name, const char *key,
 			   uint64_t *out)
 {
-	const char *v;
-	char *text, *end;
-	int err;
+	struct json_reader in;
+	struct json_iter it;
+	char *text;
+	int err, found = -ENOENT;
 
 	err = read_control(s, name, &text);
 	if (err)
 		return err;
-	v = top_member(text, key);
-	err = -ENOENT;
-	if (v && *v >= '0' && *v <= '9') {
-		errno = 0;
-		*out = strtoull(v, &end, 10);
-		err = errno ? -errno : 0;
-	}
+	json_reader_init(&in, text, strlen(text), 0);
+	json_read_object(&in, &it);
+	while (json_read_next(&it))
+		if (json_key_is(&it, key) && json_read_peek(&in) == JSON_NUMBER)
+			found = json_read_u64(&in, out);
+		else
+			json_read_skip(&in);
+	err = json_read_error(&in);
 	free(text);
-	return err;
-}
-
-/* Copies the string member @key of @text into @buf ("" when absent). */
-static void top_string(const char *text, const char *key, char *buf,
-		       size_t size)
-{
-	const char *v = top_member(text, key);
-	size_t n = 0;
-
-	buf[0] = '\0';
-	if (!v || *v != '"')
-		return;
-	for (v++; *v && *v != '"' && n + 1 < size; v++) {
-		if (*v == '\\' && v[1])
-			v++;
-		buf[n++] = *v;
-	}
-	buf[n] = '\0';
-}
-
-/* The transport in use and the daemon's note on it. */
-static void ask_transport(struct session *s)
-{
-	char *text;
-
-	snprintf(s->transport, sizeof(s->transport), "dev");
-	if (read_control(s, "config", &text))
-		return;
-	top_string(text, "transport", s->transport, sizeof(s->transport));
-	if (!s->transport[0])
-		snprintf(s->transport, sizeof(s->transport), "dev");
-	top_string(text, "transport_note", s->transport_note,
-		   sizeof(s->transport_note));
-	free(text);
+	return err ? err : found;
 }
 
 /* session_start(), or with @backing: --backing @backing, no --file. */
@@ -445,7 +381,13 @@ static int start(struct scenario_ctx *ctx, struct session *s, const char *file,
 		s->congestion_threshold = set.congestion_threshold;
 		snprintf(s->kernel, sizeof(s->kernel), "%s", set.kernel);
 		snprintf(s->model, sizeof(s->model), "%s", set.latency);
+		snprintf(s->transport, sizeof(s->transport), "%s",
+			 set.transport);
+		snprintf(s->transport_note, sizeof(s->transport_note), "%s",
+			 set.transport_note);
 	}
+	if (!s->transport[0])
+		snprintf(s->transport, sizeof(s->transport), "dev");
 	if (!s->kernel[0]) {
 		struct utsname u;
 
@@ -453,7 +395,6 @@ static int start(struct scenario_ctx *ctx, struct session *s, const char *file,
 			snprintf(s->kernel, sizeof(s->kernel), "%s", u.release);
 	}
 	report_verdict_kernel(s->kernel);
-	ask_transport(s);
 	if (!s->ra_pages)
 		s->ra_pages = ra_kb / 4;
 	if (!s->max_pages)
