@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The scenario table: one line per scenario, in `list` order. A scenario
- * NAME is defined in scenario/NAME.c as
+ * NAME is defined in scenario/NAME/NAME.c as
  * `const struct scenario NAME_scenario = { ... };` (docs/scenarios.md
  * tells how to add one).
  */

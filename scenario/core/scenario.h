@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * testfs-scenario: the interface between the command (main.c), the shared
- * helpers and the scenarios (one file each, listed in list.h).
+ * testfs-scenario: the interface between the framework (core/: main.c, the
+ * session, the report and the shared helpers) and the scenarios (one
+ * folder each, NAME/NAME.c, listed in list.h).
  *
  * A scenario declares its PARAMs (name, default, small-size default,
  * meaning, accepted values) and a run function. The run function starts
@@ -21,7 +22,7 @@
 
 #include "pagemap.h"
 #include "ra_model.h"
-#include "report.h"
+#include "report_tree.h"
 
 enum param_type {
 	/* A decimal integer in [min, max]. */
@@ -318,7 +319,7 @@ void report_usage(struct rnode *parent, const struct testfs_log *log,
 /*
  * Adds "page_age" (testfs_log_page_age(): page fetches, late, never
  * accessed, only mapped, resolution, and the age histogram as a table of
- * from_us, below_us, pages) when the log is traced (scenario/report_age.c).
+ * from_us, below_us, pages) when the log is traced (core/report_age.c).
  */
 void report_page_age(struct rnode *parent, const struct testfs_log *log,
 		     const char *name);

@@ -11,7 +11,7 @@
 
 #include <testfs.h>
 
-#include "report.h"
+#include "report_tree.h"
 
 #define PAGEMAP_LABEL 12
 #define PAGEMAP_COLS 84

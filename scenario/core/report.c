@@ -3,7 +3,7 @@
  * The report tree: building it, and its JSON renderer (the text one is
  * in report_text.c).
  */
-#include "report.h"
+#include "report_tree.h"
 #include "report_i.h"
 
 #include <errno.h>

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "report.h"
+#include "report_tree.h"
 
 enum rtype {
 	R_SECTION,

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../report/report.h"
+#include "report.h"
 #include "report_i.h"
 #include "scenario.h"
 

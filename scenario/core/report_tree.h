@@ -5,8 +5,8 @@
  * most 100 columns) or as one JSON object with the same content (keys,
  * numbers, strings, arrays). Scenarios fill the tree; they never print.
  */
-#ifndef SCENARIO_REPORT_H
-#define SCENARIO_REPORT_H
+#ifndef SCENARIO_REPORT_TREE_H
+#define SCENARIO_REPORT_TREE_H
 
 #include <stdbool.h>
 #include <stdint.h>
