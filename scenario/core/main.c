@@ -493,6 +493,7 @@ static int run(const char *name, int argc, char **argv)
 			*ctx.value[i] ? ctx.value[i] : "\"\"");
 
 	ret = ctx.sc->run(&ctx);
+	session_end(&ctx, ret >= 0);
 	progress_end();
 	if (ret < 0) {
 		fprintf(stderr, "testfs-scenario: %s could not run: %s\n",

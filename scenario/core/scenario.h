@@ -9,7 +9,9 @@
  * an instance through libtestfs (session_start), does its work, fills the
  * report and returns 0; or it returns a negative errno with the reason in
  * ctx->why when it could not run. It never prints: progress goes through
- * progress(), everything else into the report.
+ * progress(), everything else into the report. The framework (main.c)
+ * owns the rest: it stops the instance on every path, reports the
+ * daemon's exit status and chooses the command's.
  */
 #ifndef SCENARIO_H
 #define SCENARIO_H
@@ -72,6 +74,36 @@ struct scenario {
 	int (*check)(struct scenario_ctx *ctx);
 };
 
+struct session {
+	struct testfs_mount *fs;
+	const char *file;
+	uint64_t file_pages;
+	unsigned ra_kb;
+	/* Effective values read back from .testfs/config. */
+	unsigned ra_pages;
+	unsigned max_pages;
+	unsigned max_background;
+	unsigned congestion_threshold;
+	char kernel[128];
+	char model[256];
+	/*
+	 * The transport asked for and the one in use, from testfs_settings()
+	 * ("dev" or "uring"; "dev" for a daemon that does not say), and
+	 * the daemon's note on it (why it fell back), empty without one.
+	 */
+	char transport_asked[8];
+	char transport[8];
+	char transport_note[256];
+	/* testfs_tracing(): 1 on, 0 off (why in trace_why), < 0 unknown;
+	 * asked again after each snapshot (the daemon decides late). */
+	int tracing;
+	char trace_why[256];
+	/* The settings section, completed by session_stop(). */
+	struct rnode *settings;
+	/* What session_stop() got from testfs_stop() (0 before). */
+	int status;
+};
+
 struct scenario_ctx {
 	const struct scenario *sc;
 	/* Every PARAM: the scenario's, then the common ones. */
@@ -90,6 +122,11 @@ struct scenario_ctx {
 	 * "uring"); NULL: the PARAM transport=.
 	 */
 	const char *transport;
+	/*
+	 * The instance session_start() starts: the framework owns it and
+	 * stops it after the run (session_end()), whatever the run did.
+	 */
+	struct session session;
 };
 
 /* The table (list.h): every scenario, in `list` order. */
@@ -124,46 +161,21 @@ void progress_end(void);
 /* Sessions: one testfs instance per run                                */
 /* ------------------------------------------------------------------ */
 
-struct session {
-	struct testfs_mount *fs;
-	const char *file;
-	uint64_t file_pages;
-	unsigned ra_kb;
-	/* Effective values read back from .testfs/config. */
-	unsigned ra_pages;
-	unsigned max_pages;
-	unsigned max_background;
-	unsigned congestion_threshold;
-	char kernel[128];
-	char model[256];
-	/*
-	 * The transport asked for and the one in use, from testfs_settings()
-	 * ("dev" or "uring"; "dev" for a daemon that does not say), and
-	 * the daemon's note on it (why it fell back), empty without one.
-	 */
-	char transport_asked[8];
-	char transport[8];
-	char transport_note[256];
-	/* testfs_tracing(): 1 on, 0 off (why in trace_why), < 0 unknown;
-	 * asked again after each snapshot (the daemon decides late). */
-	int tracing;
-	char trace_why[256];
-	/* The settings section, completed by session_stop(). */
-	struct rnode *settings;
-};
-
 /*
  * Starts an instance serving @file of @size bytes (stamp pattern) with
  * read_ahead_kb @ra_kb and latency model @model ("none" or NULL: none),
- * the log written to the PARAM log= path if given.
+ * the log written to the PARAM log= path if given. *@s is the
+ * framework's session (ctx->session), one at a time: the framework stops
+ * it after the run if the scenario did not (session_end()).
  */
-int session_start(struct scenario_ctx *ctx, struct session *s, const char *file,
-		  uint64_t size, unsigned ra_kb, const char *model);
+int session_start(struct scenario_ctx *ctx, struct session **s,
+		  const char *file, uint64_t size, unsigned ra_kb,
+		  const char *model);
 /*
  * The same for a real file: serves the files of directory @dir
  * (testfs --backing, no --file), @file among them, of @size bytes.
  */
-int session_start_backing(struct scenario_ctx *ctx, struct session *s,
+int session_start_backing(struct scenario_ctx *ctx, struct session **s,
 			  const char *dir, const char *file, uint64_t size,
 			  unsigned ra_kb, const char *model);
 /*
@@ -175,9 +187,16 @@ int session_control_number(struct session *s, const char *name, const char *key,
 			   uint64_t *out);
 /*
  * Completes the settings section (tracing) and stops the instance;
- * returns the daemon's status (see testfs_stop()).
+ * returns the daemon's status (see testfs_stop()). A scenario calls it
+ * only to run several instances one after another (transports).
  */
 int session_stop(struct session *s);
+/*
+ * The framework's end of a run (main.c): stops ctx->session if it still
+ * runs and, for a run that succeeded (@ran), adds the "daemon" section
+ * with a non-zero exit status.
+ */
+void session_end(struct scenario_ctx *ctx, bool ran);
 /*
  * The first non-zero status session_stop() got in this run (as
  * testfs_stop() gives it: an exit status, -EINTR for a daemon that had

@@ -276,10 +276,11 @@ int session_control_number(struct session *s, const char *name, const char *key,
 }
 
 /* session_start(), or with @backing: --backing @backing, no --file. */
-static int start(struct scenario_ctx *ctx, struct session *s, const char *file,
-		 uint64_t size, unsigned ra_kb, const char *model,
-		 const char *backing)
+static int start(struct scenario_ctx *ctx, struct session **out,
+		 const char *file, uint64_t size, unsigned ra_kb,
+		 const char *model, const char *backing)
 {
+	struct session *s = &ctx->session;
 	static char spec[256];
 	static const char *files[2], *extra[5];
 	struct testfs_config cfg = { 0 };
@@ -289,7 +290,11 @@ static int start(struct scenario_ctx *ctx, struct session *s, const char *file,
 	sigset_t alrm, old;
 	int err;
 
+	if (s->fs)
+		return scenario_fail(ctx, -EBUSY,
+				     "a testfs instance is running already");
 	memset(s, 0, sizeof(*s));
+	*out = s;
 	s->file = file;
 	s->file_pages = size / TESTFS_PAGE_SIZE;
 	s->ra_kb = ra_kb;
@@ -403,13 +408,14 @@ static int start(struct scenario_ctx *ctx, struct session *s, const char *file,
 	return 0;
 }
 
-int session_start(struct scenario_ctx *ctx, struct session *s, const char *file,
-		  uint64_t size, unsigned ra_kb, const char *model)
+int session_start(struct scenario_ctx *ctx, struct session **s,
+		  const char *file, uint64_t size, unsigned ra_kb,
+		  const char *model)
 {
 	return start(ctx, s, file, size, ra_kb, model, NULL);
 }
 
-int session_start_backing(struct scenario_ctx *ctx, struct session *s,
+int session_start_backing(struct scenario_ctx *ctx, struct session **s,
 			  const char *dir, const char *file, uint64_t size,
 			  unsigned ra_kb, const char *model)
 {
@@ -427,7 +433,7 @@ int session_stop(struct session *s)
 {
 	int ret;
 
-	if (!s->fs)
+	if (!s || !s->fs)
 		return 0;
 	ask_tracing(s);
 	if (s->settings) {
@@ -443,9 +449,20 @@ int session_stop(struct session *s)
 	alarm_daemon = 0;
 	ret = testfs_stop(s->fs);
 	s->fs = NULL;
+	s->status = ret;
 	if (ret && !first_daemon_status)
 		first_daemon_status = ret;
 	return ret;
+}
+
+void session_end(struct scenario_ctx *ctx, bool ran)
+{
+	struct session *s = &ctx->session;
+
+	session_stop(s);
+	if (ran && s->status)
+		rep_int(rep_section(ctx->rep, "daemon", "Daemon"),
+			"exit_status", "testfs exit status", s->status, NULL);
 }
 
 int session_phase(struct scenario_ctx *ctx, struct session *s,

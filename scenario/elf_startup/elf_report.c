@@ -243,10 +243,10 @@ static void report_fetched(struct scenario_ctx *ctx, struct elf_result *r,
 		 r->bytes_equal == 1);
 	rep_uint(o, "touched_not_fetched", "touched pages never fetched",
 		 r->not_fetched.pages, NULL);
-	report_causes(sec, &r->s, r->log, r->by_cause);
-	report_usage(sec, r->log, r->s.file);
-	report_page_age(sec, r->log, r->s.file);
-	report_windows(sec, r->log, r->s.file, 3, 3);
+	report_causes(sec, r->s, r->log, r->by_cause);
+	report_usage(sec, r->log, r->s->file);
+	report_page_age(sec, r->log, r->s->file);
+	report_windows(sec, r->log, r->s->file, 3, 3);
 	testfs_extents_free(&u);
 	testfs_extents_free(&out);
 }
@@ -346,7 +346,7 @@ static void report_claim(struct scenario_ctx *ctx, const struct elf_result *r)
 		 "pages of a neighbouring segment (the start-up may never "
 		 "touch them) and file data no segment maps (section "
 		 "headers, symbol tables, debug information).",
-		 r->s.ra_pages * 4, (unsigned long long)obs, pl(obs),
+		 r->s->ra_pages * 4, (unsigned long long)obs, pl(obs),
 		 (unsigned long long)lim, pct(lim, obs));
 }
 

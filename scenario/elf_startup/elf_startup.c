@@ -185,8 +185,8 @@ static int predict(struct elf_result *r, enum ra_policy policy,
 	size_t i, k = 0;
 	int err;
 
-	err = ra_model_init(&m, r->s.file_pages, r->s.ra_pages, r->s.max_pages,
-			    policy);
+	err = ra_model_init(&m, r->s->file_pages, r->s->ra_pages,
+			    r->s->max_pages, policy);
 	if (err)
 		return err;
 	m.unaligned_async = !r->exec_clamp;
@@ -278,7 +278,7 @@ out:
 
 static int startup_phase(struct scenario_ctx *ctx, struct elf_result *r)
 {
-	struct session *s = &r->s;
+	struct session *s = r->s;
 	char why[256];
 	int fd, err;
 
@@ -337,7 +337,7 @@ static int elf_startup_run(struct scenario_ctx *ctx)
 	char path[4096], dir[4200] = "", file[256], why[256];
 	struct elf_result *r = calloc(1, sizeof(*r));
 	unsigned p;
-	int err, status;
+	int err;
 	size_t i;
 
 	if (!r)
@@ -367,12 +367,13 @@ static int elf_startup_run(struct scenario_ctx *ctx)
 				    param_s(ctx, "model"));
 	if (err)
 		goto out_unstage;
-	r->exec_clamp = release_clamps_exec(r->s.kernel);
-	session_report_settings(&r->s, ctx->rep);
+	r->exec_clamp = release_clamps_exec(r->s->kernel);
+	session_report_settings(r->s, ctx->rep);
 	err = startup_phase(ctx, r);
 	for (i = 0; !err && i < r->img.nseg; i++)
 		if (r->img.seg[i].npages)
-			err = html_vma(ctx, r->s.file, r->img.seg[i].first_page,
+			err = html_vma(ctx, r->s->file,
+				       r->img.seg[i].first_page,
 				       r->img.seg[i].first_page +
 					       r->img.seg[i].npages - 1,
 				       r->img.seg[i].prot);
@@ -386,10 +387,8 @@ static int elf_startup_run(struct scenario_ctx *ctx)
 	}
 	elf_report(ctx, r);
 out_stop:
-	status = session_stop(&r->s);
-	if (!err && status)
-		rep_int(rep_section(ctx->rep, "daemon", "Daemon"),
-			"exit_status", "testfs exit status", status, NULL);
+	/* Before its directory goes; session_end() reports the status. */
+	session_stop(r->s);
 out_unstage:
 	unstage(dir, file);
 out_free:

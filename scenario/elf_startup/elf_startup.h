@@ -16,7 +16,7 @@ struct elf_result {
 	bool is_default;
 	struct elf_image img;
 	struct elf_plan plan;
-	struct session s;
+	struct session *s;
 	struct elf_run run;
 	struct testfs_log *log;
 	struct testfs_extents fetched;

@@ -372,8 +372,8 @@ static int folio_order_run(struct scenario_ctx *ctx)
 	uint64_t block = param_u(ctx, "block"), size, t0, ns, off;
 	struct read_list reads = { 0 };
 	struct testfs_log *log = NULL;
-	struct session s;
-	int err, status, fd;
+	struct session *s;
+	int err, fd;
 	char *buf;
 
 	err = session_start(ctx, &s, FILE_NAME, param_u(ctx, "size"),
@@ -381,13 +381,13 @@ static int folio_order_run(struct scenario_ctx *ctx)
 			    param_s(ctx, "model"));
 	if (err)
 		return err;
-	session_report_settings(&s, ctx->rep);
-	size = s.file_pages * TESTFS_PAGE_SIZE;
-	err = session_phase(ctx, &s, "read");
+	session_report_settings(s, ctx->rep);
+	size = s->file_pages * TESTFS_PAGE_SIZE;
+	err = session_phase(ctx, s, "read");
 	if (err)
 		goto out;
 	buf = malloc(block);
-	fd = testfs_open(s.fs, s.file, O_RDONLY);
+	fd = testfs_open(s->fs, s->file, O_RDONLY);
 	if (!buf || fd < 0) {
 		free(buf);
 		if (fd >= 0)
@@ -411,16 +411,12 @@ static int folio_order_run(struct scenario_ctx *ctx)
 		err = scenario_fail(ctx, err, "read");
 		goto out;
 	}
-	err = session_snapshot(ctx, &s, "read", &log);
-	if (!err && log_reads(log, s.file, &reads))
+	err = session_snapshot(ctx, s, "read", &log);
+	if (!err && log_reads(log, s->file, &reads))
 		err = scenario_fail(ctx, -ENOMEM, "the log");
 	if (!err)
-		report(ctx, &s, log, &reads, ns, block);
+		report(ctx, s, log, &reads, ns, block);
 out:
-	status = session_stop(&s);
-	if (!err && status)
-		rep_int(rep_section(ctx->rep, "daemon", "Daemon"),
-			"exit_status", "testfs exit status", status, NULL);
 	read_list_free(&reads);
 	testfs_log_free(log);
 	return err;

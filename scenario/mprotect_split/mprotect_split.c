@@ -493,8 +493,8 @@ static int mprotect_split_run(struct scenario_ctx *ctx)
 	struct vma_obs *v = NULL;
 	struct testfs_map map;
 	char path[PATH_MAX];
-	struct session s;
-	int err, nvma = 0, status;
+	struct session *s;
+	int err, nvma = 0;
 	size_t i;
 
 	err = session_start(ctx, &s, FILE_NAME, param_u(ctx, "size"),
@@ -502,12 +502,12 @@ static int mprotect_split_run(struct scenario_ctx *ctx)
 			    param_s(ctx, "model"));
 	if (err)
 		return err;
-	session_report_settings(&s, ctx->rep);
-	err = session_phase(ctx, &s, "touch");
+	session_report_settings(s, ctx->rep);
+	err = session_phase(ctx, s, "touch");
 	if (err)
 		goto out;
-	err = testfs_map(s.fs, s.file, 0, s.file_pages, PROT_READ, MAP_PRIVATE,
-			 &map);
+	err = testfs_map(s->fs, s->file, 0, s->file_pages, PROT_READ,
+			 MAP_PRIVATE, &map);
 	if (err) {
 		err = scenario_fail(ctx, err, "mmap");
 		goto out;
@@ -526,34 +526,31 @@ static int mprotect_split_run(struct scenario_ctx *ctx)
 	}
 	for (i = 0; i < (size_t)nvma; i++) {
 		v[i].first = i * seg;
-		v[i].last = (i + 1) * seg - 1 < s.file_pages - 1
+		v[i].last = (i + 1) * seg - 1 < s->file_pages - 1
 				    ? (i + 1) * seg - 1
-				    : s.file_pages - 1;
+				    : s->file_pages - 1;
 	}
 	progress("touch: %d VMAs of %llu pages, one byte per page", nvma,
 		 (unsigned long long)seg);
-	snprintf(path, sizeof(path), "%s/%s", testfs_mountpoint(s.fs), s.file);
+	snprintf(path, sizeof(path), "%s/%s", testfs_mountpoint(s->fs),
+		 s->file);
 	touch_all(&map, v, (size_t)nvma, path, &ns);
 	testfs_unmap(&map);
-	err = session_snapshot(ctx, &s, "touch", &log);
+	err = session_snapshot(ctx, s, "touch", &log);
 	for (i = 0; i < (size_t)nvma && !err; i++)
-		err = html_vma(ctx, s.file, v[i].first, v[i].last,
+		err = html_vma(ctx, s->file, v[i].first, v[i].last,
 			       i % 2 ? PROT_READ | PROT_WRITE : PROT_READ);
 	if (err)
 		goto out;
-	err = log_reads(log, s.file, &reads);
+	err = log_reads(log, s->file, &reads);
 	if (err) {
 		err = scenario_fail(ctx, err, "the log");
 		goto out;
 	}
 	for (i = 0; i < (size_t)nvma; i++)
 		classify(&reads, &v[i]);
-	report(ctx, &s, log, &reads, v, (size_t)nvma, ns);
+	report(ctx, s, log, &reads, v, (size_t)nvma, ns);
 out:
-	status = session_stop(&s);
-	if (!err && status)
-		rep_int(rep_section(ctx->rep, "daemon", "Daemon"),
-			"exit_status", "testfs exit status", status, NULL);
 	read_list_free(&reads);
 	testfs_log_free(log);
 	free(v);

@@ -416,8 +416,8 @@ static int seqread_run(struct scenario_ctx *ctx)
 	const char *which = param_s(ctx, "engines");
 	struct run runs[NENGINES * 2];
 	size_t nruns = 0, i;
-	struct session s;
-	int err = 0, status, e;
+	struct session *s;
+	int err = 0, e;
 
 	memset(runs, 0, sizeof(runs));
 	err = session_start(ctx, &s, FILE_NAME, param_u(ctx, "size"),
@@ -425,7 +425,7 @@ static int seqread_run(struct scenario_ctx *ctx)
 			    param_s(ctx, "model"));
 	if (err)
 		return err;
-	session_report_settings(&s, ctx->rep);
+	session_report_settings(s, ctx->rep);
 	for (e = 0; e < NENGINES && !err; e++) {
 		if (strcmp(which, "all") && strcmp(which, engine_name[e]))
 			continue;
@@ -439,15 +439,11 @@ static int seqread_run(struct scenario_ctx *ctx)
 			r->engine = (enum engine)e;
 			r->block = blocks[i];
 			r->qd = (unsigned)qd;
-			err = do_run(ctx, &s, r);
+			err = do_run(ctx, s, r);
 		}
 	}
 	if (!err)
-		report(ctx, &s, runs, nruns);
-	status = session_stop(&s);
-	if (!err && status)
-		rep_int(rep_section(ctx->rep, "daemon", "Daemon"),
-			"exit_status", "testfs exit status", status, NULL);
+		report(ctx, s, runs, nruns);
 	for (i = 0; i < nruns; i++) {
 		read_list_free(&runs[i].reads);
 		testfs_log_free(runs[i].log);

@@ -281,7 +281,7 @@ static int do_cell(struct scenario_ctx *ctx, struct session *s,
 static int do_round(struct scenario_ctx *ctx, struct transports *tp,
 		    enum transport t, unsigned round)
 {
-	struct session s;
+	struct session *s;
 	int err, status;
 	unsigned w;
 
@@ -293,28 +293,28 @@ static int do_round(struct scenario_ctx *ctx, struct transports *tp,
 	if (err)
 		return err;
 	if (round == 0 && t == T_DEV) {
-		session_report_settings(&s, ctx->rep);
-		tp->file_pages = s.file_pages;
-		tp->ra_pages = s.ra_pages;
-		tp->max_pages = s.max_pages;
-		tp->max_background = s.max_background;
-		tp->congestion_threshold = s.congestion_threshold;
-		snprintf(tp->kernel, sizeof(tp->kernel), "%s", s.kernel);
-		snprintf(tp->model, sizeof(tp->model), "%s", s.model);
+		session_report_settings(s, ctx->rep);
+		tp->file_pages = s->file_pages;
+		tp->ra_pages = s->ra_pages;
+		tp->max_pages = s->max_pages;
+		tp->max_background = s->max_background;
+		tp->congestion_threshold = s->congestion_threshold;
+		snprintf(tp->kernel, sizeof(tp->kernel), "%s", s->kernel);
+		snprintf(tp->model, sizeof(tp->model), "%s", s->model);
 	}
-	if (strcmp(s.transport, transport_name[t])) {
+	if (strcmp(s->transport, transport_name[t])) {
 		/* The daemon fell back: nothing to compare over it. */
 		snprintf(tp->skipped[t], sizeof(tp->skipped[t]),
-			 "testfs serves %s instead: %s", s.transport,
-			 s.transport_note[0] ? s.transport_note
-					     : "the daemon gave no reason");
-		session_stop(&s);
+			 "testfs serves %s instead: %s", s->transport,
+			 s->transport_note[0] ? s->transport_note
+					      : "the daemon gave no reason");
+		session_stop(s);
 		return 0;
 	}
 	for (w = 0; w < NWORKLOADS && !err; w++)
 		if (tp->wanted[w])
-			err = do_cell(ctx, &s, tp, t, (enum workload)w, round);
-	status = session_stop(&s);
+			err = do_cell(ctx, s, tp, t, (enum workload)w, round);
+	status = session_stop(s);
 	if (!err && status)
 		return scenario_fail(ctx, 0,
 				     "testfs (%s) exited with status %d",

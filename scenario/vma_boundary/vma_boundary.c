@@ -502,21 +502,21 @@ static int vma_boundary_run(struct scenario_ctx *ctx)
 	unsigned p;
 	bool exec = strcmp(param_s(ctx, "exec"), "yes") == 0;
 	struct rnode *sec, *obj;
-	struct session s;
+	struct session *s;
 	uint64_t pages;
-	int err, status;
+	int err;
 
 	err = session_start(ctx, &s, FILE_NAME, param_u(ctx, "size"),
 			    (unsigned)param_u(ctx, "ra"),
 			    param_s(ctx, "model"));
 	if (err)
 		return err;
-	pages = s.file_pages;
+	pages = s->file_pages;
 	t.first = pages / 3;
 	t.last = t.first + pages / 3 - 1;
-	session_report_settings(&s, ctx->rep);
+	session_report_settings(s, ctx->rep);
 
-	err = touch_phase(ctx, &s, PROT_READ | (exec ? PROT_EXEC : 0), &t);
+	err = touch_phase(ctx, s, PROT_READ | (exec ? PROT_EXEC : 0), &t);
 	if (err)
 		goto out;
 	sec = rep_section(ctx->rep, "done", "What was done");
@@ -531,13 +531,13 @@ static int vma_boundary_run(struct scenario_ctx *ctx)
 
 	/* exec: 6.16+ reads from the fault within the VMA, no async. */
 	for (p = 0; p < RA_NPOLICIES && !err; p++)
-		err = predict(&s, &t, (enum ra_policy)p, exec, &pred[p],
+		err = predict(s, &t, (enum ra_policy)p, exec, &pred[p],
 			      &same_reads[p]);
 	if (err) {
 		err = scenario_fail(ctx, err, "the model");
 		goto out;
 	}
-	explain(ctx->rep, &s, &t, exec,
+	explain(ctx->rep, s, &t, exec,
 		testfs_extents_equal(&pred[0], &t.fetched),
 		testfs_extents_equal(&pred[1], &t.fetched));
 
@@ -571,10 +571,10 @@ static int vma_boundary_run(struct scenario_ctx *ctx)
 			t.cs.nr_cache <= t.last - t.first + 1 ? "passes"
 							      : "fails");
 	}
-	report_causes(sec, &s, t.log, t.by_cause);
-	report_usage(sec, t.log, s.file);
-	report_page_age(sec, t.log, s.file);
-	report_windows(sec, t.log, s.file, 3, 3);
+	report_causes(sec, s, t.log, t.by_cause);
+	report_usage(sec, t.log, s->file);
+	report_page_age(sec, t.log, s->file);
+	report_windows(sec, t.log, s->file, 3, 3);
 
 	sec = report_verdicts(ctx->rep);
 	rep_text(sec, "how",
@@ -590,17 +590,13 @@ static int vma_boundary_run(struct scenario_ctx *ctx)
 	if (strcmp(param_s(ctx, "throughput"), "yes") == 0) {
 		sec = rep_section(ctx->rep, "throughput",
 				  "Throughput under the storage model");
-		err = fio_matrix(ctx, &s, t.first, t.last - t.first + 1, sec);
+		err = fio_matrix(ctx, s, t.first, t.last - t.first + 1, sec);
 		if (err)
 			goto out;
 	}
 	sec = rep_section(ctx->rep, "page_map", "Page map");
-	maps(sec, &s, &t, pred);
+	maps(sec, s, &t, pred);
 out:
-	status = session_stop(&s);
-	if (!err && status)
-		rep_int(rep_section(ctx->rep, "daemon", "Daemon"),
-			"exit_status", "testfs exit status", status, NULL);
 	touch_result_free(&t);
 	for (p = 0; p < RA_NPOLICIES; p++)
 		testfs_extents_free(&pred[p]);
