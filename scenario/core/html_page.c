@@ -7,6 +7,7 @@
  * words.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,44 +62,61 @@ int html_vma(struct scenario_ctx *ctx, const char *file, uint64_t first,
 	return htmlrep_add_vma(ctx->html, file, first, last, prot);
 }
 
-static const struct rnode *child(const struct rnode *n, const char *key)
+/*
+ * A page age as one sentence in @buf (cut to @len), for the plain words:
+ * the counts, then each histogram bucket with pages as "FROM-BELOW us N".
+ */
+static void page_age_words(const struct testfs_page_age *a, char *buf,
+			   size_t len)
 {
-	size_t i;
+	size_t used;
+	unsigned i, shown = 0;
 
-	for (i = 0; n && i < n->n; i++)
-		if (n->kids[i]->key && strcmp(n->kids[i]->key, key) == 0)
-			return n->kids[i];
-	return NULL;
-}
+	used = (size_t)snprintf(
+		buf, len,
+		"Page age (kernel tracing): of %" PRIu64
+		" page fetches, %" PRIu64
+		" waited on their read at their first access (late), "
+		"%" PRIu64 " never, %" PRIu64
+		" only mapped by fault-around; the others, by age after the "
+		"reply:",
+		a->pages, a->late, a->never, a->mapped);
+	for (i = 0; i < TESTFS_AGE_BUCKETS && used < len; i++) {
+		uint64_t lo = testfs_age_bucket_us(i);
 
-static const char *str_of(const struct rnode *row, const char *key)
-{
-	const struct rnode *n = child(row, key);
-
-	return n && n->type == R_STR && n->str ? n->str : "";
+		if (!a->bucket[i])
+			continue;
+		used += (size_t)snprintf(buf + used, len - used,
+					 "%s %" PRIu64 "-", shown++ ? "," : "",
+					 lo);
+		if (used < len && i + 1 < TESTFS_AGE_BUCKETS)
+			used += (size_t)snprintf(buf + used, len - used,
+						 "%" PRIu64, lo ? 2 * lo : 1);
+		if (used < len)
+			used += (size_t)snprintf(buf + used, len - used,
+						 " us %" PRIu64, a->bucket[i]);
+	}
+	if (used < len)
+		snprintf(buf + used, len - used, "%s.", shown ? "" : " none");
 }
 
 /* The report's verdict rows and its plain words, as the page shows them. */
-static int from_report(struct htmlrep *h, struct report *rep)
+static int from_facts(struct htmlrep *h, const struct report_facts *f)
 {
-	const struct rnode *root = report_root(rep), *sec, *t;
 	char words[1024];
 	size_t i;
 	int err = 0;
 
-	sec = child(root, "verdicts");
-	t = child(sec, "policies");
-	for (i = 0; t && i < t->n && !err; i++)
-		err = htmlrep_add_verdict(h, str_of(t->kids[i], "policy"),
-					  str_of(t->kids[i], "expected"),
-					  str_of(t->kids[i], "observed"),
-					  str_of(t->kids[i], "verdict"));
-	sec = child(root, "explanation");
-	for (i = 0; sec && i < sec->n && !err; i++)
-		if (sec->kids[i]->type == R_TEXT && sec->kids[i]->str)
-			err = htmlrep_add_note(h, sec->kids[i]->str);
-	if (!err && report_page_age_words(rep, words, sizeof(words)))
+	for (i = 0; i < f->nverdicts && !err; i++)
+		err = htmlrep_add_verdict(
+			h, f->verdicts[i].policy, f->verdicts[i].expected,
+			f->verdicts[i].observed, f->verdicts[i].verdict);
+	for (i = 0; i < f->nnotes && !err; i++)
+		err = htmlrep_add_note(h, f->notes[i]);
+	if (!err && f->have_page_age) {
+		page_age_words(&f->page_age, words, sizeof(words));
 		err = htmlrep_add_note(h, words);
+	}
 	return err;
 }
 
@@ -110,7 +128,7 @@ int html_finish(struct scenario_ctx *ctx, const char *path)
 	snprintf(title, sizeof(title), "testfs-scenario run %s", ctx->sc->name);
 	err = htmlrep_set_title(ctx->html, title);
 	if (!err)
-		err = from_report(ctx->html, ctx->rep);
+		err = from_facts(ctx->html, &ctx->rep->facts);
 	if (!err)
 		err = htmlrep_write_file(ctx->html, path);
 	return err;

@@ -346,6 +346,7 @@ struct rnode *report_verdict(struct rnode *table, const char *policy,
 	rep_str(row, "observed", NULL, "%s", observed);
 	rep_str(row, "kernel", NULL, "%s", verdict_kernel);
 	rep_json_only(rep_last(row));
+	report_keep_verdict(policy, expected, observed, verdict);
 	return row;
 }
 

@@ -56,11 +56,28 @@ struct report *report_new(const char *title)
 	return r;
 }
 
+static void facts_free(struct report_facts *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->nverdicts; i++) {
+		free(f->verdicts[i].policy);
+		free(f->verdicts[i].expected);
+		free(f->verdicts[i].observed);
+		free(f->verdicts[i].verdict);
+	}
+	free(f->verdicts);
+	for (i = 0; i < f->nnotes; i++)
+		free(f->notes[i]);
+	free(f->notes);
+}
+
 void report_free(struct report *r)
 {
 	if (!r)
 		return;
 	node_free(&r->root);
+	facts_free(&r->facts);
 	if (the_report == r)
 		the_report = NULL;
 	free(r);
@@ -193,6 +210,20 @@ void rep_null(struct rnode *p, const char *key, const char *label,
 		n->str = dup_or_null(why);
 }
 
+/* Appends a copy of @s to the notes of the facts. */
+static void keep_note(const char *s)
+{
+	struct report_facts *f = &the_report->facts;
+	char **v = realloc(f->notes, (f->nnotes + 1) * sizeof(*v));
+
+	if (v)
+		f->notes = v;
+	if (!v || !(v[f->nnotes] = strdup(s)))
+		the_report->oom = true;
+	else
+		f->nnotes++;
+}
+
 void rep_text(struct rnode *p, const char *key, const char *fmt, ...)
 {
 	struct rnode *n = add(p, R_TEXT, key, NULL, NULL);
@@ -202,6 +233,47 @@ void rep_text(struct rnode *p, const char *key, const char *fmt, ...)
 	if (n != &sink)
 		n->str = vformat(fmt, ap);
 	va_end(ap);
+	if (n != &sink && n->str && p->plain_words && the_report)
+		keep_note(n->str);
+}
+
+struct rnode *report_plain_words(struct report *r)
+{
+	struct rnode *sec = rep_section(r, "explanation", "In plain words");
+
+	if (sec != &sink)
+		sec->plain_words = true;
+	return sec;
+}
+
+void report_keep_verdict(const char *policy, const char *expected,
+			 const char *observed, const char *verdict)
+{
+	struct report_facts *f;
+	struct report_verdict_row *v, *row;
+
+	if (!the_report)
+		return;
+	f = &the_report->facts;
+	v = realloc(f->verdicts, (f->nverdicts + 1) * sizeof(*v));
+	if (!v) {
+		the_report->oom = true;
+		return;
+	}
+	f->verdicts = v;
+	row = &v[f->nverdicts++];
+	row->policy = dup_or_null(policy);
+	row->expected = dup_or_null(expected);
+	row->observed = dup_or_null(observed);
+	row->verdict = dup_or_null(verdict);
+}
+
+void report_keep_page_age(const struct testfs_page_age *a)
+{
+	if (!the_report || the_report->facts.have_page_age)
+		return;
+	the_report->facts.page_age = *a;
+	the_report->facts.have_page_age = true;
 }
 
 void rep_text_only(struct rnode *n)

@@ -16,6 +16,7 @@
 
 struct report;
 struct rnode;
+struct testfs_page_age;
 
 struct report *report_new(const char *title);
 void report_free(struct report *r);
@@ -23,6 +24,11 @@ struct rnode *report_root(struct report *r);
 
 /* A top-level section: "== TITLE ==" in text, key in JSON. */
 struct rnode *rep_section(struct report *r, const char *key, const char *title);
+/*
+ * The "In plain words" section ("explanation"): its prose (rep_text())
+ * is also what the HTML page shows in words.
+ */
+struct rnode *report_plain_words(struct report *r);
 /* A nested object: "LABEL:" and its children indented. */
 struct rnode *rep_obj(struct rnode *parent, const char *key, const char *label);
 /* An array of scalars: one line "LABEL: a b c ...", wrapped. */
@@ -64,6 +70,15 @@ void rep_text_only(struct rnode *n);
 void rep_json_only(struct rnode *n);
 /* The last child added to @p (to mark it). */
 struct rnode *rep_last(struct rnode *p);
+
+/*
+ * Typed facts the HTML page shows, kept as the report is filled: a
+ * policy verdict row (report_verdict() keeps each) and the first page
+ * age shown (report_page_age()).
+ */
+void report_keep_verdict(const char *policy, const char *expected,
+			 const char *observed, const char *verdict);
+void report_keep_page_age(const struct testfs_page_age *a);
 
 /* Writes the report; returns 0 or -errno (out of memory, write error). */
 int report_print_text(struct report *r, FILE *f);

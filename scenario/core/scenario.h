@@ -344,12 +344,6 @@ void report_page_age(struct rnode *parent, const struct testfs_log *log,
 		     const char *name);
 
 /*
- * The first "page_age" object of @rep's sections as one sentence in @buf
- * (cut to @len) for the HTML page's plain words: 1, or 0 if there is none.
- */
-int report_page_age_words(struct report *rep, char *buf, size_t len);
-
-/*
  * Adds the traced windows of @name (id, cause, trigger, start, size,
  * async size, marker, pages read): in text the first @head and the last
  * @tail, in JSON all of them.

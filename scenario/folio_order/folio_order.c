@@ -138,7 +138,7 @@ static void report(struct scenario_ctx *ctx, const struct session *s,
 	rep_num(sec, "MB_s", "throughput",
 		mb_per_s(s->file_pages * TESTFS_PAGE_SIZE, ns), 1, "MB/s");
 
-	plain = rep_section(ctx->rep, "explanation", "In plain words");
+	plain = report_plain_words(ctx->rep);
 
 	sec = rep_section(ctx->rep, "fetched", "What the kernel fetched");
 	log_fetched_by_cause(log, s->file, by_cause);

@@ -203,7 +203,7 @@ static void explain(struct report *rep, const struct vma_obs *v, size_t nvma,
 		    const uint64_t count[4], uint64_t maj,
 		    const uint64_t miss[2], uint64_t med)
 {
-	struct rnode *sec = rep_section(rep, "explanation", "In plain words");
+	struct rnode *sec = report_plain_words(rep);
 	uint64_t wait = 0;
 	size_t i, nb = nvma - 1;
 

@@ -254,7 +254,7 @@ static bool model_matches(const struct session *s, const struct run *r,
 static void explain(struct report *rep, const struct session *s,
 		    const struct run *runs, size_t nruns)
 {
-	struct rnode *sec = rep_section(rep, "explanation", "In plain words");
+	struct rnode *sec = report_plain_words(rep);
 	uint64_t bytes = s->file_pages * TESTFS_PAGE_SIZE, biggest = 0;
 	size_t i, k, fast = 0, slow = 0;
 	char text[256];

@@ -342,7 +342,7 @@ static void explain(struct report *rep, const struct session *s,
 		    const struct touch_result *t, bool exec, bool match_current,
 		    bool match_limited)
 {
-	struct rnode *sec = rep_section(rep, "explanation", "In plain words");
+	struct rnode *sec = report_plain_words(rep);
 
 	if (!t->reads.n) {
 		rep_text(sec, "start",
