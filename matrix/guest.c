@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "jsonv.h"
 #include "matrix.h"
 
 #define QEMU "qemu-system-x86_64"
@@ -137,6 +138,16 @@ static void trust_config_cachestat(struct run *r)
 }
 
 /* The command's outcome from what the runner printed. */
+/* The guest's caps.json says it has no /dev/fuse. */
+static bool caps_fuse_missing(const char *caps)
+{
+	struct jv *v = jv_parse(caps, strlen(caps));
+	bool missing = jv_str_is(v, "fuse", "missing");
+
+	jv_free(v);
+	return missing;
+}
+
 void run_collect(struct matrix *m, struct run *r, const struct capture *c)
 {
 	const struct frame *st = capture_frame(c, "status");
@@ -148,7 +159,7 @@ void run_collect(struct matrix *m, struct run *r, const struct capture *c)
 	trust_config_cachestat(r);
 	if (r->caps)
 		kernel_save_caps(&r->k, r->caps, strlen(r->caps));
-	if (r->caps && strstr(r->caps, "\"fuse\":\"missing\"")) {
+	if (r->caps && caps_fuse_missing(r->caps)) {
 		r->status = RUN_SKIPPED;
 		snprintf(r->reason, sizeof(r->reason),
 			 "the kernel has no FUSE (/dev/fuse missing)");
