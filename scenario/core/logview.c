@@ -415,6 +415,13 @@ uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 double mb_per_s(uint64_t bytes, uint64_t ns)
 {
 	return ns ? (double)bytes * 1e3 / (double)ns : 0;

@@ -373,6 +373,8 @@ int fio_matrix(struct scenario_ctx *ctx, struct session *s, uint64_t first,
 /* ------------------------------------------------------------------ */
 
 uint64_t now_ns(void);
+/* qsort() order of uint64_t values. */
+int u64_cmp(const void *a, const void *b);
 /* MB/s (10^6 bytes per second). */
 double mb_per_s(uint64_t bytes, uint64_t ns);
 /* "16M", "1G", "4K", or bytes. */

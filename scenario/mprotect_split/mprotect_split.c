@@ -152,13 +152,6 @@ static int model_boundaries(const struct session *s, const struct vma_obs *v,
 	return 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static uint64_t median_delay(const struct read_list *reads)
 {
 	uint64_t *d, med;
@@ -171,7 +164,7 @@ static uint64_t median_delay(const struct read_list *reads)
 		return 0;
 	for (i = 0; i < reads->n; i++)
 		d[i] = reads->v[i]->delay_ns;
-	qsort(d, reads->n, sizeof(*d), cmp_u64);
+	qsort(d, reads->n, sizeof(*d), u64_cmp);
 	med = d[reads->n / 2];
 	free(d);
 	return med;

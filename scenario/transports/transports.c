@@ -44,10 +44,6 @@ static const struct param_def params[] = {
 	{ NULL, 0, NULL, NULL, NULL, 0, 0, NULL },
 };
 
-const char *const workload_name[NWORKLOADS] = { "seq4k", "seq1m", "mmap",
-						"split" };
-const char *const transport_name[NTRANSPORTS] = { "dev", "uring" };
-
 /* ------------------------------------------------------------------ */
 /* The workloads                                                       */
 /* ------------------------------------------------------------------ */
@@ -116,13 +112,6 @@ static int run_workload(struct session *s, enum workload w, uint64_t vma,
 /* What the log says                                                   */
 /* ------------------------------------------------------------------ */
 
-int transports_cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static void latencies(const struct read_list *reads, struct sample *out)
 {
 	uint64_t *v;
@@ -139,7 +128,7 @@ static void latencies(const struct read_list *reads, struct sample *out)
 
 		v[i] = r->done_ns > r->t_ns ? r->done_ns - r->t_ns : 0;
 	}
-	qsort(v, reads->n, sizeof(*v), transports_cmp_u64);
+	qsort(v, reads->n, sizeof(*v), u64_cmp);
 	out->lat_med = v[reads->n / 2];
 	out->lat_max = v[reads->n - 1];
 	free(v);
@@ -169,7 +158,7 @@ static uint64_t max_inflight(const struct read_list *reads, bool bg)
 		ev[n++] = (r->t_ns << 1) | 1;
 		ev[n++] = (r->done_ns > r->t_ns ? r->done_ns : r->t_ns) << 1;
 	}
-	qsort(ev, n, sizeof(*ev), transports_cmp_u64);
+	qsort(ev, n, sizeof(*ev), u64_cmp);
 	for (i = 0; i < n; i++) {
 		if (ev[i] & 1) {
 			if (++cur > best)

@@ -13,11 +13,12 @@
 
 enum workload { W_SEQ4K, W_SEQ1M, W_MMAP, W_SPLIT, NWORKLOADS };
 
-extern const char *const workload_name[NWORKLOADS];
+static const char *const workload_name[NWORKLOADS] = { "seq4k", "seq1m", "mmap",
+						       "split" };
 
 enum transport { T_DEV, T_URING, NTRANSPORTS };
 
-extern const char *const transport_name[NTRANSPORTS];
+static const char *const transport_name[NTRANSPORTS] = { "dev", "uring" };
 
 /* What one workload did over one transport in one round. */
 struct sample {
@@ -57,9 +58,6 @@ struct transports {
 	char kernel[128], model[256];
 	unsigned rounds;
 };
-
-/* qsort() order of uint64_t values. */
-int transports_cmp_u64(const void *a, const void *b);
 
 /* Fills ctx->rep from the rounds in @tp. */
 void transports_report(struct scenario_ctx *ctx, struct transports *tp);

@@ -27,7 +27,7 @@ static uint64_t median(const struct cell *c, unsigned rounds, int field)
 	}
 	if (!n)
 		return 0;
-	qsort(v, n, sizeof(*v), transports_cmp_u64);
+	qsort(v, n, sizeof(*v), u64_cmp);
 	return v[n / 2];
 }
 
