@@ -114,6 +114,8 @@ Test(json_reader, numbers)
 	cr_assert_eq(u, UINT64_MAX);
 	cr_assert_eq(json_read_u64(open_text("18446744073709551616", 0), &u),
 		     -EPROTO);
+	cr_assert_eq(u, UINT64_MAX, "left alone on error");
+	cr_assert_str_eq(rd.why, "a number out of range");
 	cr_assert_eq(json_read_u64(open_text("-1", 0), &u), -EPROTO);
 	cr_assert_eq(json_read_u64(open_text("1.5", 0), &u), -EPROTO);
 	cr_assert_eq(json_read_u64(open_text("01", 0), &u), -EPROTO);

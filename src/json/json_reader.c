@@ -349,60 +349,63 @@ static int number(struct json_reader *r, const char **start, bool *integer)
 	return 0;
 }
 
-int json_read_u64(struct json_reader *r, uint64_t *out)
+/*
+ * The integer that comes next: its magnitude in *@v, at most @max_pos
+ * for a positive one and @max_neg for a negative one (*@neg).
+ */
+static int integer(struct json_reader *r, uint64_t max_pos, uint64_t max_neg,
+		   uint64_t *v, bool *neg)
 {
 	const char *s, *p;
-	uint64_t v = 0;
-	bool integer;
+	uint64_t max;
+	bool whole;
 	unsigned d;
 	int err;
 
-	err = number(r, &s, &integer);
+	err = number(r, &s, &whole);
 	if (err)
 		return err;
-	if (*s == '-' || !integer) {
+	*neg = *s == '-';
+	max = *neg ? max_neg : max_pos;
+	if (!whole || (*neg && !max_neg)) {
 		r->p = s;
-		return fail(r, "expected an unsigned integer");
+		return fail(r, max_neg ? "expected an integer"
+				       : "expected an unsigned integer");
 	}
-	for (p = s; p < r->p; p++) {
+	*v = 0;
+	for (p = s + *neg; p < r->p; p++) {
 		d = (unsigned)(*p - '0');
-		if (v > (UINT64_MAX - d) / 10) {
+		if (*v > (max - d) / 10) {
 			r->p = s;
 			return fail(r, "a number out of range");
 		}
-		v = v * 10 + d;
+		*v = *v * 10 + d;
 	}
-	*out = v;
 	return 0;
+}
+
+int json_read_u64(struct json_reader *r, uint64_t *out)
+{
+	uint64_t v;
+	bool neg;
+	int err;
+
+	err = integer(r, UINT64_MAX, 0, &v, &neg);
+	if (!err)
+		*out = v;
+	return err;
 }
 
 int json_read_i64(struct json_reader *r, int64_t *out)
 {
-	const char *s, *p;
-	uint64_t v = 0, max;
-	bool integer, neg;
-	unsigned d;
+	uint64_t v;
+	bool neg;
 	int err;
 
-	err = number(r, &s, &integer);
-	if (err)
-		return err;
-	if (!integer) {
-		r->p = s;
-		return fail(r, "expected an integer");
-	}
-	neg = *s == '-';
-	max = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
-	for (p = s + neg; p < r->p; p++) {
-		d = (unsigned)(*p - '0');
-		if (v > (max - d) / 10) {
-			r->p = s;
-			return fail(r, "a number out of range");
-		}
-		v = v * 10 + d;
-	}
-	*out = neg ? (int64_t)(0 - v) : (int64_t)v;
-	return 0;
+	err = integer(r, INT64_MAX, (uint64_t)INT64_MAX + 1, &v, &neg);
+	if (!err)
+		*out = neg ? (int64_t)(0 - v) : (int64_t)v;
+	return err;
 }
 
 int json_read_double(struct json_reader *r, double *out)
