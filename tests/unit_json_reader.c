@@ -126,6 +126,15 @@ Test(json_reader, numbers)
 		     -EPROTO);
 	cr_assert_eq(json_read_double(open_text("-2.5e3", 0), &d), 0);
 	cr_assert_float_eq(d, -2500.0, 1e-9);
+	/* Found by fuzz/fuzz_json.c: a number longer than 127 digits. */
+	{
+		char big[302];
+
+		memset(big, '9', 300);
+		big[300] = '\0';
+		cr_assert_eq(json_read_double(open_text(big, 0), &d), 0);
+		cr_assert_float_eq(d, 1e300, 1e286);
+	}
 	cr_assert_eq(json_read_double(open_text("1.", 0), &d), -EPROTO);
 	cr_assert_eq(json_read_double(open_text("1e", 0), &d), -EPROTO);
 	cr_assert_eq(json_read_double(open_text("-", 0), &d), -EPROTO);

@@ -410,23 +410,27 @@ int json_read_i64(struct json_reader *r, int64_t *out)
 
 int json_read_double(struct json_reader *r, double *out)
 {
-	char buf[128];
+	char buf[128], *text = buf;
 	const char *s;
-	bool integer;
+	bool whole;
 	size_t n;
 	int err;
 
-	err = number(r, &s, &integer);
+	err = number(r, &s, &whole);
 	if (err)
 		return err;
+	/* strtod() needs a terminated copy; a long number gets its own. */
 	n = (size_t)(r->p - s);
 	if (n >= sizeof(buf)) {
-		r->p = s;
-		return fail(r, "a number too long");
+		text = malloc(n + 1);
+		if (!text)
+			return r->err = -ENOMEM;
 	}
-	memcpy(buf, s, n);
-	buf[n] = '\0';
-	*out = strtod(buf, NULL);
+	memcpy(text, s, n);
+	text[n] = '\0';
+	*out = strtod(text, NULL);
+	if (text != buf)
+		free(text);
 	return 0;
 }
 
