@@ -3,7 +3,8 @@
  * seqread (story 3): sequential reads of a whole file with 4 KiB and
  * 1 MiB blocks through read(2), io_uring and POSIX AIO, under a storage
  * model: throughput and the window sequence (the log's requests in
- * order) of each run.
+ * order) of each run. This file runs them and analyses the logs into a
+ * struct seqread_result; seqread_report.c renders it.
  */
 #include <aio.h>
 #include <errno.h>
@@ -13,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "scenario.h"
+#include "seqread.h"
 
 #define FILE_NAME "seq.bin"
 /* In-flight bytes of the async engines are capped at this. */
@@ -34,20 +35,6 @@ static const struct param_def params[] = {
 	  "runs: 128; capped at 32 MiB in flight)",
 	  1, 4096, NULL },
 	{ NULL, 0, NULL, NULL, NULL, 0, 0, NULL },
-};
-
-enum engine { ENGINE_READ, ENGINE_URING, ENGINE_AIO, NENGINES };
-
-static const char *const engine_name[] = { "read", "io_uring", "posix_aio" };
-
-struct run {
-	enum engine engine;
-	size_t block;
-	unsigned qd;
-	uint64_t ns;
-	struct testfs_log *log;
-	struct read_list reads;
-	uint64_t fetched;
 };
 
 static int read_sync(int fd, uint64_t size, size_t block, char *buf)
@@ -251,162 +238,27 @@ static bool model_matches(const struct session *s, const struct run *r,
 	return same;
 }
 
-static void explain(struct report *rep, const struct session *s,
-		    const struct run *runs, size_t nruns)
+/* Everything the report shows, from the runs. */
+static void analyse(struct seqread_result *r)
 {
-	struct rnode *sec = report_plain_words(rep);
-	uint64_t bytes = s->file_pages * TESTFS_PAGE_SIZE, biggest = 0;
-	size_t i, k, fast = 0, slow = 0;
-	char text[256];
+	struct run *run;
+	size_t i, k;
 
-	for (i = 0; i < nruns; i++) {
-		for (k = 0; k < runs[i].reads.n; k++)
-			if (runs[i].reads.v[k]->pages > biggest)
-				biggest = runs[i].reads.v[k]->pages;
-		if (runs[i].ns < runs[fast].ns)
-			fast = i;
-		if (runs[i].ns > runs[slow].ns)
-			slow = i;
-	}
-	rep_text(sec, "windows",
-		 "Whatever the engine and the block size, the kernel read "
-		 "the file in readahead windows: the largest read testfs saw "
-		 "was %llu pages, and read_ahead_kb allows %u. A 1 MiB "
-		 "read(2) is served by windows of at most ra_pages, not by "
-		 "one 1 MiB read.",
-		 (unsigned long long)biggest, s->ra_pages);
-	for (i = 0; i < nruns; i++)
-		if (runs[i].engine == ENGINE_READ &&
-		    runs[i].block == TESTFS_PAGE_SIZE &&
-		    model_matches(s, &runs[i], text, sizeof(text)))
-			rep_text(sec, "ramp",
-				 "read(2) of 4 KiB blocks: the window started "
-				 "at 4 pages and grew on each marker hit (4x "
-				 "while small, then 2x) up to ra_pages, "
-				 "exactly as current kernels do: %s ...",
-				 text);
-	if (nruns > 1)
-		rep_text(
-			sec, "fastest",
-			"Fastest: %s with %zu KiB blocks, %.0f MB/s; "
-			"slowest: %s with %zu KiB blocks, %.0f MB/s, under "
-			"the %s model.",
-			engine_name[runs[fast].engine], runs[fast].block / 1024,
-			mb_per_s(bytes, runs[fast].ns),
-			engine_name[runs[slow].engine], runs[slow].block / 1024,
-			mb_per_s(bytes, runs[slow].ns), s->model);
-}
-
-static void report(struct scenario_ctx *ctx, const struct session *s,
-		   struct run *runs, size_t nruns)
-{
-	uint64_t bytes = s->file_pages * TESTFS_PAGE_SIZE;
-	struct rnode *sec, *table, *obj, *row;
-	char text[512], key[64];
-	size_t i;
-
-	sec = rep_section(ctx->rep, "done", "What was done");
-	rep_text(sec, "what",
-		 "Read the whole file in order from a cold cache (fresh open, "
-		 "so fresh readahead state) with each engine and block size; "
-		 "io_uring and POSIX AIO keep up to iodepth reads in flight "
-		 "at increasing offsets (fio's rw=read with iodepth).");
-	explain(ctx->rep, s, runs, nruns);
-	sec = rep_section(ctx->rep, "throughput", "Throughput and windows");
-	table = rep_table(sec, "runs", NULL);
-	for (i = 0; i < nruns; i++) {
-		row = rep_row(table);
-		rep_str(row, "engine", NULL, "%s", engine_name[runs[i].engine]);
-		rep_uint(row, "block_kib", "block KiB", runs[i].block / 1024,
-			 NULL);
-		rep_uint(row, "iodepth", NULL, runs[i].qd, NULL);
-		rep_num(row, "ms", NULL, runs[i].ns / 1e6, 1, "ms");
-		rep_num(row, "MB_s", "MB/s", mb_per_s(bytes, runs[i].ns), 1,
-			"MB/s");
-		rep_uint(row, "requests", "FUSE reads", runs[i].reads.n, NULL);
-		rep_uint(row, "pages_fetched", "pages fetched", runs[i].fetched,
-			 NULL);
-		rep_uint(row, "steady_window", "steady window pages",
-			 read_list_usual_pages(&runs[i].reads, NULL), NULL);
-	}
-	rep_text(sec, "story",
-		 "Story 3: a 2024 series fixing readahead quirks gave "
-		 "sequential 4 KiB reads +22%% (sync), +14%% (libaio), +18%% "
-		 "(posixaio), 1 MiB reads unchanged. Compare runs across "
-		 "kernels with the same PARAMs.");
-	obj = rep_obj(sec, "windows", "window sequences (first page,pages)");
-	for (i = 0; i < nruns; i++) {
-		snprintf(key, sizeof(key), "%s_%zuk",
-			 engine_name[runs[i].engine], runs[i].block / 1024);
-		report_requests(rep_obj(obj, key, key), &runs[i].reads, 14);
-	}
-	sec = report_verdicts(ctx->rep);
-	table = rep_table(sec, "policies", NULL);
-	for (i = 0; i < nruns; i++) {
-		char obs[256] = "", name[96];
-		size_t k, used = 0;
-		bool same;
-
-		snprintf(name, sizeof(name), "current kernels, %s bs=%zuk",
-			 engine_name[runs[i].engine], runs[i].block / 1024);
-		if (runs[i].engine != ENGINE_READ) {
-			report_verdict(table, name,
-				       "not modelled (concurrent reads)", "-",
-				       "not modelled");
-			continue;
-		}
-		same = model_matches(s, &runs[i], text, sizeof(text));
-		for (k = 0; k < runs[i].reads.n && k < 12; k++)
-			used += (size_t)snprintf(
-				obs + used, sizeof(obs) - used, "%s(%llu,%llu)",
-				k ? " " : "",
-				(unsigned long long)runs[i].reads.v[k]->page,
-				(unsigned long long)runs[i].reads.v[k]->pages);
-		row = report_verdict(table, name, text, obs,
-				     same ? "matches" : "differs");
-		verdict_num(row, "compared_reads", k);
-		verdict_num(row, "observed_reads", runs[i].reads.n);
-		rep_bool(row, "matches", NULL, same);
-		rep_json_only(rep_last(row));
-	}
-	report_verdict(table, "VMA-limited", "not modelled (no mapping)", "-",
-		       "not modelled");
-
-	/* The page map of the first run's first 4 windows at full size. */
-	sec = rep_section(ctx->rep, "page_map", "Page map");
-	for (i = 0; i < nruns && i < 2; i++) {
-		struct testfs_extents by_cause[NCAUSES] = {
-			TESTFS_EXTENTS_INIT
-		};
-		struct testfs_extent *req;
-		struct pagemap m;
-		uint64_t last = 8ull * s->ra_pages;
-		size_t k;
-		unsigned c;
-
-		if (last > s->file_pages - 1)
-			last = s->file_pages - 1;
-		req = calloc(runs[i].reads.n + 1, sizeof(*req));
-		if (!req)
-			break;
-		for (k = 0; k < runs[i].reads.n; k++) {
-			req[k].first = runs[i].reads.v[k]->page;
-			req[k].last =
-				req[k].first + runs[i].reads.v[k]->pages - 1;
-		}
-		log_fetched_by_cause(runs[i].log, s->file, by_cause);
-		pagemap_init(&m, 0, last, 80);
-		pagemap_fetched_rows(&m, by_cause);
-		pagemap_row_requests(&m, "requests", req, runs[i].reads.n,
-				     "one FUSE read");
-		snprintf(key, sizeof(key), "%s_%zuk",
-			 engine_name[runs[i].engine], runs[i].block / 1024);
-		snprintf(text, sizeof(text), "%s, block %zu KiB: the start",
-			 engine_name[runs[i].engine], runs[i].block / 1024);
-		pagemap_emit(&m, sec, key, text);
-		for (c = 0; c < NCAUSES; c++)
-			testfs_extents_free(&by_cause[c]);
-		free(req);
+	for (i = 0; i < r->nruns; i++) {
+		run = &r->runs[i];
+		for (k = 0; k < run->reads.n; k++)
+			if (run->reads.v[k]->pages > r->biggest)
+				r->biggest = run->reads.v[k]->pages;
+		if (run->ns < r->runs[r->fast].ns)
+			r->fast = i;
+		if (run->ns > r->runs[r->slow].ns)
+			r->slow = i;
+		run->steady = read_list_usual_pages(&run->reads, NULL);
+		run->modelled = run->engine == ENGINE_READ;
+		if (run->modelled)
+			run->model_same =
+				model_matches(r->s, run, run->model_text,
+					      sizeof(run->model_text));
 	}
 }
 
@@ -442,8 +294,16 @@ static int seqread_run(struct scenario_ctx *ctx)
 			err = do_run(ctx, s, r);
 		}
 	}
-	if (!err)
-		report(ctx, s, runs, nruns);
+	if (!err) {
+		struct seqread_result r = {
+			.s = s,
+			.runs = runs,
+			.nruns = nruns,
+		};
+
+		analyse(&r);
+		seqread_report(ctx, &r);
+	}
 	for (i = 0; i < nruns; i++) {
 		read_list_free(&runs[i].reads);
 		testfs_log_free(runs[i].log);
