@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The library's readers (lib/config.c, lib/json_in.c, lib/snapshot.c):
+ * The library's readers (lib/config.c on src/json/, lib/snapshot.c):
  * the JSON of MOUNT/.testfs/config and the records of
  * MOUNT/.testfs/log.bin, read by testfs_log_snapshot() from a directory posing
  * as a mount (as the lib_windows tests do). The input is the config text, a

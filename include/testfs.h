@@ -336,6 +336,16 @@ struct testfs_settings {
 	size_t files;
 	/** The daemon's process id (its pid namespace's); -1 if not said. */
 	pid_t pid;
+	/**
+	 * How requests reach the daemon: "dev" (/dev/fuse) or "uring" (FUSE
+	 * over io_uring); "dev" for a daemon that does not say.
+	 */
+	char transport[8];
+	/**
+	 * The daemon's note on the transport (why it fell back to
+	 * /dev/fuse), "" without one; cut to fit.
+	 */
+	char transport_note[256];
 };
 
 /**

@@ -6,7 +6,7 @@
  * protocol/control_dir.h lists the members it relies on.
  */
 #include "lib_i.h"
-#include "json_in.h"
+#include "json_reader.h"
 
 #include "control_dir.h"
 
@@ -73,260 +73,172 @@ const char *lib_name_of(const struct name_table *t, uint64_t ino)
 }
 
 /* One {"name":..,"ino":..,...} of "files"; one without both is skipped. */
-static int parse_file(struct json_in *in, struct name_table *t)
+static int parse_file(struct json_reader *in, struct name_table *t)
 {
-	char *key = NULL, *name = NULL;
+	struct json_iter it;
+	char *name = NULL;
 	bool have_ino = false;
 	uint64_t ino = 0;
 	int err;
 
-	if (!lib_json_take(in, '{'))
-		return -EPROTO;
-	if (lib_json_take(in, '}'))
-		return 0;
-	do {
-		err = lib_json_string(in, &key);
-		if (err)
-			goto free_name;
-		if (!lib_json_take(in, ':')) {
-			err = -EPROTO;
-		} else if (strcmp(key, "name") == 0) {
+	json_read_object(in, &it);
+	while (json_read_next(&it)) {
+		if (json_key_is(&it, "name")) {
 			free(name);
 			name = NULL;
-			err = lib_json_string(in, &name);
-		} else if (strcmp(key, "ino") == 0) {
-			err = lib_json_u64(in, &ino);
-			have_ino = true;
+			json_read_string(in, &name);
+		} else if (json_key_is(&it, "ino")) {
+			have_ino = !json_read_u64(in, &ino);
 		} else {
-			err = lib_json_skip(in);
+			json_read_skip(in);
 		}
-		free(key);
-		if (err)
-			goto free_name;
-	} while (lib_json_take(in, ','));
-	if (!lib_json_take(in, '}')) {
-		err = -EPROTO;
-		goto free_name;
 	}
-	if (!name || !have_ino)
-		goto free_name;
-	err = add_name(t, ino, name);
-	if (err)
-		goto free_name;
-	return 0;
-
-free_name:
+	err = json_read_error(in);
+	if (!err && name && have_ino) {
+		err = add_name(t, ino, name);
+		if (!err)
+			return 0;
+	}
 	free(name);
 	return err;
 }
 
-static int parse_files(struct json_in *in, struct name_table *t)
+static int parse_files(struct json_reader *in, struct name_table *t)
 {
-	int err;
+	struct json_iter it;
+	int err = 0;
 
-	if (!lib_json_take(in, '['))
-		return -EPROTO;
-	if (lib_json_take(in, ']'))
-		return 0;
-	do {
+	json_read_array(in, &it);
+	while (!err && json_read_next(&it))
 		err = parse_file(in, t);
-		if (err)
-			return err;
-	} while (lib_json_take(in, ','));
-	return lib_json_take(in, ']') ? 0 : -EPROTO;
+	return err ? err : json_read_error(in);
 }
 
 /*
  * {"on":true|false,"why":"...",...}: other members (the daemon's
  * details) are skipped. An object without "on" leaves tr->on at -1.
  */
-static int parse_trace(struct json_in *in, struct trace_state *tr)
+static void parse_trace(struct json_reader *in, struct trace_state *tr)
 {
-	char *key = NULL;
+	struct json_iter it;
 	bool on, reads;
-	int err = 0;
 
-	if (!lib_json_take(in, '{'))
-		return -EPROTO;
-	if (lib_json_take(in, '}'))
-		return 0;
-	do {
-		err = lib_json_string(in, &key);
-		if (err)
-			return err;
-		if (!lib_json_take(in, ':')) {
-			err = -EPROTO;
-		} else if (strcmp(key, "on") == 0) {
-			err = lib_json_bool(in, &on);
-			if (!err)
+	json_read_object(in, &it);
+	while (json_read_next(&it)) {
+		if (json_key_is(&it, "on")) {
+			if (!json_read_bool(in, &on))
 				tr->on = on;
-		} else if (strcmp(key, "reads") == 0) {
-			err = lib_json_bool(in, &reads);
-			if (!err)
+		} else if (json_key_is(&it, "reads")) {
+			if (!json_read_bool(in, &reads))
 				tr->reads = reads;
-		} else if (strcmp(key, "why") == 0 &&
-			   !lib_json_take_word(in, "null")) {
+		} else if (json_key_is(&it, "why") && !json_read_null(in)) {
 			free(tr->why);
 			tr->why = NULL;
-			err = lib_json_string(in, &tr->why);
-		} else if (strcmp(key, "why") != 0) {
-			err = lib_json_skip(in);
+			json_read_string(in, &tr->why);
+		} else if (!json_key_is(&it, "why")) {
+			json_read_skip(in);
 		}
-		free(key);
-		if (err)
-			return err;
-	} while (lib_json_take(in, ','));
-	return lib_json_take(in, '}') ? 0 : -EPROTO;
+	}
 }
 
 /* {"requested":N|null,"effective":N|null}: the effective value, 0 if null. */
-static int parse_knob(struct json_in *in, unsigned *effective)
+static void parse_knob(struct json_reader *in, unsigned *effective)
 {
-	char *key = NULL;
+	struct json_iter it;
 	uint64_t v;
-	int err = 0;
 
-	if (!lib_json_take(in, '{'))
-		return -EPROTO;
-	if (lib_json_take(in, '}'))
-		return 0;
-	do {
-		err = lib_json_string(in, &key);
-		if (err)
-			return err;
-		if (!lib_json_take(in, ':')) {
-			err = -EPROTO;
-		} else if (strcmp(key, "effective") == 0 &&
-			   !lib_json_take_word(in, "null")) {
-			err = lib_json_u64(in, &v);
-			if (!err)
-				*effective = v > UINT32_MAX ? UINT32_MAX
-							    : (unsigned)v;
-		} else if (strcmp(key, "effective") != 0) {
-			err = lib_json_skip(in);
-		}
-		free(key);
-		if (err)
-			return err;
-	} while (lib_json_take(in, ','));
-	return lib_json_take(in, '}') ? 0 : -EPROTO;
+	json_read_object(in, &it);
+	while (json_read_next(&it)) {
+		if (!json_key_is(&it, "effective"))
+			json_read_skip(in);
+		else if (!json_read_null(in) && !json_read_u64(in, &v))
+			*effective = v > UINT32_MAX ? UINT32_MAX : (unsigned)v;
+	}
 }
 
 /* A string into @buf of @size bytes (cut to fit); null gives "". */
-static int parse_text(struct json_in *in, char *buf, size_t size)
+static void parse_text(struct json_reader *in, char *buf, size_t size)
 {
-	char *s;
-	int err;
-
 	buf[0] = '\0';
-	if (lib_json_take_word(in, "null"))
-		return 0;
-	err = lib_json_string(in, &s);
-	if (err)
-		return err;
-	snprintf(buf, size, "%s", s);
-	free(s);
-	return 0;
+	if (!json_read_null(in))
+		json_read_string_into(in, buf, size, NULL);
 }
 
 /* "slow":{"default":"MODEL",...}: the default latency model. */
-static int parse_slow(struct json_in *in, struct testfs_settings *set)
+static void parse_slow(struct json_reader *in, struct testfs_settings *set)
 {
-	char *key = NULL;
-	int err = 0;
+	struct json_iter it;
 
-	if (!lib_json_take(in, '{'))
-		return -EPROTO;
-	if (lib_json_take(in, '}'))
-		return 0;
-	do {
-		err = lib_json_string(in, &key);
-		if (err)
-			return err;
-		if (!lib_json_take(in, ':'))
-			err = -EPROTO;
-		else if (strcmp(key, "default") == 0)
-			err = parse_text(in, set->latency,
-					 sizeof(set->latency));
+	json_read_object(in, &it);
+	while (json_read_next(&it)) {
+		if (json_key_is(&it, "default"))
+			parse_text(in, set->latency, sizeof(set->latency));
 		else
-			err = lib_json_skip(in);
-		free(key);
-		if (err)
-			return err;
-	} while (lib_json_take(in, ','));
-	return lib_json_take(in, '}') ? 0 : -EPROTO;
+			json_read_skip(in);
+	}
 }
 
-/* One member of the config object whose key is @key. */
-static int parse_member(struct json_in *in, const char *key,
-			struct config_out *o)
+/* The settings member whose key is it->key (testfs_settings()). */
+static void parse_setting(struct json_reader *in, const struct json_iter *it,
+			  struct testfs_settings *s)
 {
-	struct testfs_settings *s = o->set;
 	uint64_t v;
-	int err;
 
-	if (strcmp(key, "files") == 0)
-		return parse_files(in, o->names);
-	if (strcmp(key, "trace") == 0)
-		return parse_trace(in, o->trace);
-	if (!s)
-		return lib_json_skip(in);
-	if (strcmp(key, "version") == 0)
-		return parse_text(in, s->version, sizeof(s->version));
-	if (strcmp(key, "kernel") == 0)
-		return parse_text(in, s->kernel, sizeof(s->kernel));
-	if (strcmp(key, "bdi") == 0)
-		return parse_text(in, s->bdi, sizeof(s->bdi));
-	if (strcmp(key, "ra_kb") == 0)
-		return parse_knob(in, &s->ra_kb);
-	if (strcmp(key, "max_pages") == 0)
-		return parse_knob(in, &s->max_pages);
-	if (strcmp(key, "max_background") == 0)
-		return parse_knob(in, &s->max_background);
-	if (strcmp(key, "congestion_threshold") == 0)
-		return parse_knob(in, &s->congestion_threshold);
-	if (strcmp(key, "slow") == 0)
-		return parse_slow(in, s);
-	if (strcmp(key, "pid") == 0) {
-		err = lib_json_u64(in, &v);
-		if (!err && v > 0 && v <= INT_MAX)
+	if (json_key_is(it, "version"))
+		parse_text(in, s->version, sizeof(s->version));
+	else if (json_key_is(it, "kernel"))
+		parse_text(in, s->kernel, sizeof(s->kernel));
+	else if (json_key_is(it, "bdi"))
+		parse_text(in, s->bdi, sizeof(s->bdi));
+	else if (json_key_is(it, "transport"))
+		parse_text(in, s->transport, sizeof(s->transport));
+	else if (json_key_is(it, "transport_note"))
+		parse_text(in, s->transport_note, sizeof(s->transport_note));
+	else if (json_key_is(it, "ra_kb"))
+		parse_knob(in, &s->ra_kb);
+	else if (json_key_is(it, "max_pages"))
+		parse_knob(in, &s->max_pages);
+	else if (json_key_is(it, "max_background"))
+		parse_knob(in, &s->max_background);
+	else if (json_key_is(it, "congestion_threshold"))
+		parse_knob(in, &s->congestion_threshold);
+	else if (json_key_is(it, "slow"))
+		parse_slow(in, s);
+	else if (json_key_is(it, "pid")) {
+		if (!json_read_u64(in, &v) && v > 0 && v <= INT_MAX)
 			s->pid = (pid_t)v;
-		return err;
-	}
-	if (strcmp(key, "log_capacity") == 0) {
-		err = lib_json_u64(in, &v);
-		if (!err)
-			s->log_capacity = v;
-		return err;
-	}
-	return lib_json_skip(in);
+	} else if (json_key_is(it, "log_capacity"))
+		json_read_u64(in, &s->log_capacity);
+	else
+		json_read_skip(in);
 }
 
-/* The config object; members it does not know are skipped. */
+/*
+ * The config object; members it does not know are skipped. Names are
+ * read with the daemon's escape for bytes of invalid UTF-8 (\u00XX).
+ */
 static int parse_config(const char *buf, size_t len, struct config_out *o)
 {
-	struct json_in in = { buf, buf + len, 0 };
-	char *key;
-	int err;
+	struct json_reader in;
+	struct json_iter it;
+	int err = 0;
 
-	if (!lib_json_take(&in, '{'))
-		return -EPROTO;
-	if (lib_json_take(&in, '}'))
-		return 0;
-	do {
-		err = lib_json_string(&in, &key);
-		if (err)
-			return err;
-		if (!lib_json_take(&in, ':'))
-			err = -EPROTO;
+	json_reader_init(&in, buf, len, JSON_READ_BYTE_ESCAPES);
+	json_read_object(&in, &it);
+	while (!err && json_read_next(&it)) {
+		if (json_key_is(&it, "files"))
+			err = parse_files(&in, o->names);
+		else if (json_key_is(&it, "trace"))
+			parse_trace(&in, o->trace);
+		else if (o->set)
+			parse_setting(&in, &it, o->set);
 		else
-			err = parse_member(&in, key, o);
-		free(key);
-		if (err)
-			return err;
-	} while (lib_json_take(&in, ','));
-	if (!lib_json_take(&in, '}'))
-		return -EPROTO;
+			json_read_skip(&in);
+	}
+	if (!err)
+		err = json_read_error(&in);
+	if (err)
+		return err == -EFBIG ? -EPROTO : err;
 	if (o->names->n > 1)
 		qsort(o->names->v, o->names->n, sizeof(*o->names->v), cmp_ino);
 	return 0;
@@ -471,6 +383,8 @@ int testfs_settings(const struct testfs_mount *fs, struct testfs_settings *out)
 	lib_free_names(&names);
 	if (!out->latency[0])
 		snprintf(out->latency, sizeof(out->latency), "none");
+	if (!out->transport[0])
+		snprintf(out->transport, sizeof(out->transport), "dev");
 	out->tracing = tr.on;
 	out->trace_reads = tr.on > 0 && tr.reads;
 	text = tr.on > 0 ? NULL : lib_trace_why(&tr);

@@ -96,7 +96,7 @@ struct trace_state {
  * The files of this library, bottom up: a file calls only files on the
  * lines above its own (tools/callgraph.py checks there is no circle).
  *   errors.c                 the reason behind an errno (testfs_strerror)
- *   extents.c, json_in.c     sets of pages; the JSON reader
+ *   extents.c                sets of pages (JSON: src/json/)
  *   paths.c                  where the mount is; reading its files
  *   config.c, control.c      .testfs/config (one parser); .testfs/ctl
  *   find_daemon.c, attach.c  which daemon to run; attaching to a mount

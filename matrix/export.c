@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "jsonv.h"
 #include "matrix.h"
 #include "outfile.h"
 
@@ -151,6 +152,17 @@ static int command_of(const struct capture *c, char ***argv)
 	return n;
 }
 
+/* The kernel release a captured caps frame names, into @buf if it does. */
+static void caps_release(const struct frame *caps, char *buf, size_t size)
+{
+	struct jv *v = jv_parse(caps->data, caps->len);
+	const char *rel = jv_str(v, "release");
+
+	if (rel)
+		snprintf(buf, size, "%s", rel);
+	jv_free(v);
+}
+
 int cmd_decode(struct matrix *m, const char *json, const char *ktap)
 {
 	char **logs = m->argv + 1, **cmd = NULL;
@@ -183,13 +195,8 @@ int cmd_decode(struct matrix *m, const char *json, const char *ktap)
 		capture_parse(&c, text, len);
 		free(text);
 		caps = capture_frame(&c, "caps");
-		if (caps && strstr(caps->data, "\"release\":\"")) {
-			const char *s =
-				strstr(caps->data, "\"release\":\"") + 11;
-
-			snprintf(r->k.release, sizeof(r->k.release), "%.*s",
-				 (int)strcspn(s, "\""), s);
-		}
+		if (caps)
+			caps_release(caps, r->k.release, sizeof(r->k.release));
 		if (!cmd) {
 			ncmd = command_of(&c, &cmd);
 			m->argv = cmd;

@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "json_reader.h"
+#include "jsonv.h"
 #include "matrix.h"
 
 #define QEMU "qemu-system-x86_64"
@@ -115,28 +117,53 @@ static void set_failed(struct run *r, const struct capture *c, const char *fmt,
  */
 static void trust_config_cachestat(struct run *r)
 {
-	static const char no[] = "\"cachestat\":false";
-	char *at, *fixed;
-	size_t len;
+	struct json_reader in;
+	struct json_iter it;
+	const char *at = NULL;
+	char *fixed;
+	size_t len, off;
+	bool b;
 
 	if (!r->caps || !r->k.config[0] ||
 	    !config_has(r->k.config, "CONFIG_CACHESTAT_SYSCALL"))
 		return;
-	at = strstr(r->caps, no);
-	if (!at)
-		return;
 	len = strlen(r->caps);
-	fixed = malloc(len + 1);
+	json_reader_init(&in, r->caps, len, 0);
+	json_read_object(&in, &it);
+	while (json_read_next(&it)) {
+		if (json_key_is(&it, "cachestat") &&
+		    json_read_peek(&in) == JSON_BOOL) {
+			at = in.p;
+			if (json_read_bool(&in, &b) || b)
+				at = NULL;
+		} else {
+			json_read_skip(&in);
+		}
+	}
+	if (!at || json_read_error(&in))
+		return;
+	/* "false" becomes "true", the rest stays as the guest wrote it. */
+	off = (size_t)(at - r->caps);
+	fixed = malloc(len);
 	if (!fixed)
 		return;
-	memcpy(fixed, r->caps, (size_t)(at - r->caps));
-	snprintf(fixed + (at - r->caps), len + 1 - (size_t)(at - r->caps),
-		 "\"cachestat\":true%s", at + sizeof(no) - 1);
+	memcpy(fixed, r->caps, off);
+	snprintf(fixed + off, len - off, "true%s", at + 5);
 	free(r->caps);
 	r->caps = fixed;
 }
 
 /* The command's outcome from what the runner printed. */
+/* The guest's caps.json says it has no /dev/fuse. */
+static bool caps_fuse_missing(const char *caps)
+{
+	struct jv *v = jv_parse(caps, strlen(caps));
+	bool missing = jv_str_is(v, "fuse", "missing");
+
+	jv_free(v);
+	return missing;
+}
+
 void run_collect(struct matrix *m, struct run *r, const struct capture *c)
 {
 	const struct frame *st = capture_frame(c, "status");
@@ -148,7 +175,7 @@ void run_collect(struct matrix *m, struct run *r, const struct capture *c)
 	trust_config_cachestat(r);
 	if (r->caps)
 		kernel_save_caps(&r->k, r->caps, strlen(r->caps));
-	if (r->caps && strstr(r->caps, "\"fuse\":\"missing\"")) {
+	if (r->caps && caps_fuse_missing(r->caps)) {
 		r->status = RUN_SKIPPED;
 		snprintf(r->reason, sizeof(r->reason),
 			 "the kernel has no FUSE (/dev/fuse missing)");

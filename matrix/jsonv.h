@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A small JSON reader for testfs-matrix: parses a document into a tree,
- * so the side-by-side table can pick fields out of each kernel's result
- * and a result can be checked to be whole JSON before it is embedded.
+ * A JSON tree for testfs-matrix, read with the one JSON reader
+ * (src/json/), so the side-by-side table can pick fields out of each
+ * kernel's result and a result can be checked to be whole JSON before
+ * it is embedded.
  */
 #ifndef TESTFS_MATRIX_JSONV_H
 #define TESTFS_MATRIX_JSONV_H
@@ -35,5 +36,9 @@ const struct jv *jv_get(const struct jv *v, const char *path);
 const char *jv_str(const struct jv *v, const char *path);
 /* The number at @path, or @def. */
 double jv_num(const struct jv *v, const char *path, double def);
+/* The value at @path is true (false when absent or not a boolean). */
+bool jv_true(const struct jv *v, const char *path);
+/* The string at @path equals @want. */
+bool jv_str_is(const struct jv *v, const char *path, const char *want);
 
 #endif

@@ -16,6 +16,7 @@
 
 #include "cache.h"
 #include "debian.h"
+#include "jsonv.h"
 #include "lab.h"
 #include "outfile.h"
 #include "prereq.h"
@@ -360,6 +361,7 @@ static void list_one(const char *root, const char *name)
 {
 	char dir[PATH_MAX - 32], p[PATH_MAX], caps[512];
 	struct kernel k;
+	struct jv *cv;
 
 	snprintf(dir, sizeof(dir), "%s/kernels/%s", root, name);
 	memset(&k, 0, sizeof(k));
@@ -376,15 +378,16 @@ static void list_one(const char *root, const char *name)
 	       config_has(k.config, "CONFIG_CACHESTAT_SYSCALL") ? "yes" : "no",
 	       config_has(k.config, "CONFIG_TRANSPARENT_HUGEPAGE") ? "yes"
 								   : "no");
+	cv = jv_parse(caps, strlen(caps));
 	if (caps[0])
 		printf("%-28s readahead:* events %s, filemap events %s (seen "
 		       "when it last ran)\n",
-		       "",
-		       strstr(caps, "\"readahead_events\":true") ? "yes" : "no",
-		       strstr(caps, "\"filemap_events\":true") ? "yes" : "no");
+		       "", jv_true(cv, "readahead_events") ? "yes" : "no",
+		       jv_true(cv, "filemap_events") ? "yes" : "no");
 	else
 		printf("%-28s tracepoints: not known until it has run once\n",
 		       "");
+	jv_free(cv);
 }
 
 static int kernels_list(void)

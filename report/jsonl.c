@@ -19,189 +19,118 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_reader.h"
+
 #define MAX_MEMBERS 48
 
 enum jtype { J_NUM, J_NEG, J_STR, J_TRUE, J_FALSE, J_NULL };
 
 struct member {
-	char key[24];
+	/* "" for a key too long to be one this reader knows. */
+	char key[JSON_READ_MAX_KEY];
 	enum jtype type;
 	uint64_t num;
-	/* Strings: decoded in place into the line buffer. */
+	/* Strings: decoded into the object's text. */
 	char *str;
 };
 
 struct object {
 	struct member m[MAX_MEMBERS];
 	size_t n;
+	/* The decoded strings of one line: escapes only shrink. */
+	char *text;
+	size_t cap;
 };
 
-static const char *skip_ws(const char *p)
+static bool blank(const char *p)
 {
 	while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
 		p++;
-	return p;
+	return *p == '\0';
 }
 
-static int hexval(char c)
+/* One member's value into @m; NULL or what was wrong with it. */
+static const char *parse_value(struct json_reader *in, struct object *obj,
+			       size_t *used, struct member *m)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
+	size_t len;
+	int64_t neg;
+	bool b;
 
-/*
- * Decodes the string starting after the opening quote at *@pp into @out
- * (which may alias the input: the output never runs ahead). \u escapes
- * become UTF-8 (surrogates are kept as their 3-byte forms; file names
- * are shown, not compared).
- */
-static int parse_string(char **pp, char **out)
-{
-	char *p = *pp, *o = p;
-	unsigned cp;
-	int i, h;
-
-	*out = o;
-	for (;;) {
-		if (*p == '\0' || *p == '\n')
-			return -1;
-		if (*p == '"')
-			break;
-		if ((unsigned char)*p < 0x20)
-			return -1;
-		if (*p != '\\') {
-			*o++ = *p++;
-			continue;
-		}
-		p++;
-		switch (*p) {
-		case '"':
-		case '\\':
-		case '/':
-			*o++ = *p++;
-			break;
-		case 'b':
-			*o++ = '\b', p++;
-			break;
-		case 'f':
-			*o++ = '\f', p++;
-			break;
-		case 'n':
-			*o++ = '\n', p++;
-			break;
-		case 'r':
-			*o++ = '\r', p++;
-			break;
-		case 't':
-			*o++ = '\t', p++;
-			break;
-		case 'u':
-			cp = 0;
-			for (i = 1; i <= 4; i++) {
-				h = hexval(p[i]);
-				if (h < 0)
-					return -1;
-				cp = cp * 16 + (unsigned)h;
-			}
-			p += 5;
-			/* 6 input bytes always cover the <= 3 output bytes. */
-			if (cp < 0x80) {
-				*o++ = (char)cp;
-			} else if (cp < 0x800) {
-				*o++ = (char)(0xc0 | cp >> 6);
-				*o++ = (char)(0x80 | (cp & 0x3f));
-			} else {
-				*o++ = (char)(0xe0 | cp >> 12);
-				*o++ = (char)(0x80 | (cp >> 6 & 0x3f));
-				*o++ = (char)(0x80 | (cp & 0x3f));
-			}
-			break;
-		default:
-			return -1;
-		}
+	m->str = NULL;
+	m->num = 0;
+	switch (json_read_peek(in)) {
+	case JSON_STRING:
+		m->type = J_STR;
+		m->str = obj->text + *used;
+		if (!json_read_string_into(in, m->str, obj->cap - *used, &len))
+			*used += len + 1;
+		return NULL;
+	case JSON_NUMBER:
+		m->type = *in->p == '-' ? J_NEG : J_NUM;
+		if (m->type == J_NEG ? json_read_i64(in, &neg)
+				     : json_read_u64(in, &m->num))
+			return "bad number";
+		return NULL;
+	case JSON_BOOL:
+		if (!json_read_bool(in, &b))
+			m->type = b ? J_TRUE : J_FALSE;
+		return NULL;
+	case JSON_NULL:
+		m->type = J_NULL;
+		if (!json_read_null(in))
+			json_read_skip(in);
+		return NULL;
+	case JSON_OBJECT:
+	case JSON_ARRAY:
+		return "bad value (nested objects and arrays are not log "
+		       "records)";
+	default:
+		json_read_skip(in);
+		return NULL;
 	}
-	*o = '\0';
-	*pp = p + 1;
-	return 0;
 }
 
-/* Parses one line into @obj; returns NULL or what was wrong. */
-static const char *parse_object(char *line, struct object *obj)
+/* Parses one line of @len bytes into @obj; returns NULL or what was wrong. */
+static const char *parse_object(const char *line, size_t len,
+				struct object *obj)
 {
-	char *p = (char *)skip_ws(line), *key, *end;
-	struct member *m;
+	struct json_reader in;
+	struct json_iter it;
+	const char *bad;
+	size_t used = 0;
+	char *text;
 
 	obj->n = 0;
-	if (*p != '{')
+	if (obj->cap < len + 1) {
+		text = realloc(obj->text, len + 1);
+		if (!text)
+			return "out of memory";
+		obj->text = text;
+		obj->cap = len + 1;
+	}
+	if (json_reader_init(&in, line, len, JSON_READ_BYTE_ESCAPES))
+		return in.why;
+	if (json_read_peek(&in) != JSON_OBJECT)
 		return "not a JSON object (expected '{')";
-	p = (char *)skip_ws(p + 1);
-	if (*p == '}')
-		return "empty object";
-	for (;;) {
-		if (*p != '"')
-			return "expected a quoted key";
-		p++;
-		if (parse_string(&p, &key))
-			return "bad string";
-		p = (char *)skip_ws(p);
-		if (*p != ':')
-			return "expected ':' after a key";
-		p = (char *)skip_ws(p + 1);
+	json_read_object(&in, &it);
+	while (json_read_next(&it)) {
 		if (obj->n == MAX_MEMBERS)
 			return "too many members";
-		m = &obj->m[obj->n];
-		snprintf(m->key, sizeof(m->key), "%s", key);
-		m->str = NULL;
-		m->num = 0;
-		if (*p == '"') {
-			p++;
-			if (parse_string(&p, &m->str))
-				return "bad string";
-			m->type = J_STR;
-		} else if (*p >= '0' && *p <= '9') {
-			errno = 0;
-			m->num = strtoull(p, &end, 10);
-			if (errno || end == p || *end == '.' || *end == 'e' ||
-			    *end == 'E')
-				return "bad number";
-			m->type = J_NUM;
-			p = end;
-		} else if (*p == '-') {
-			strtoll(p, &end, 10);
-			if (end == p + 1)
-				return "bad number";
-			m->type = J_NEG;
-			p = end;
-		} else if (strncmp(p, "true", 4) == 0) {
-			m->type = J_TRUE;
-			p += 4;
-		} else if (strncmp(p, "false", 5) == 0) {
-			m->type = J_FALSE;
-			p += 5;
-		} else if (strncmp(p, "null", 4) == 0) {
-			m->type = J_NULL;
-			p += 4;
-		} else {
-			return "bad value (nested objects and arrays are not "
-			       "log records)";
-		}
-		obj->n++;
-		p = (char *)skip_ws(p);
-		if (*p == '}')
+		snprintf(obj->m[obj->n].key, sizeof(obj->m[obj->n].key), "%s",
+			 it.key_cut ? "" : it.key);
+		bad = parse_value(&in, obj, &used, &obj->m[obj->n]);
+		if (bad)
+			return bad;
+		if (json_read_error(&in))
 			break;
-		if (*p != ',')
-			return "expected ',' or '}'";
-		p = (char *)skip_ws(p + 1);
+		obj->n++;
 	}
-	p = (char *)skip_ws(p + 1);
-	if (*p)
-		return "text after the object";
-	return NULL;
+	if (json_read_error(&in))
+		return in.why;
+	if (it.n == 0)
+		return "empty object";
+	return json_read_end(&in) ? "text after the object" : NULL;
 }
 
 static const struct member *find(const struct object *o, const char *key)
@@ -477,7 +406,7 @@ int htmlrep_read_jsonl(struct htmlrep *r, FILE *f, const char *name, char *why,
 	ssize_t len;
 	int err = 0;
 
-	obj = malloc(sizeof(*obj));
+	obj = calloc(1, sizeof(*obj));
 	if (!obj)
 		return fail(why, whylen, -ENOMEM, "%s: out of memory", name);
 	while ((len = getline(&line, &cap, f)) >= 0) {
@@ -495,9 +424,9 @@ int htmlrep_read_jsonl(struct htmlrep *r, FILE *f, const char *name, char *why,
 				   name, lineno);
 			break;
 		}
-		if (*skip_ws(line) == '\0')
+		if (blank(line))
 			continue;
-		bad = parse_object(line, obj);
+		bad = parse_object(line, (size_t)len, obj);
 		if (bad) {
 			err = fail(why, whylen, -EPROTO, "%s:%zu: %s", name,
 				   lineno, bad);
@@ -528,6 +457,7 @@ int htmlrep_read_jsonl(struct htmlrep *r, FILE *f, const char *name, char *why,
 			"read from the mount before it was saved?)",
 			name);
 	free(line);
+	free(obj->text);
 	free(obj);
 	return err;
 }

@@ -268,6 +268,9 @@ Test(reach, settings)
 	cr_assert_eq(set.congestion_threshold, 15);
 	cr_assert_geq(set.max_pages, 1);
 	cr_assert_leq(set.max_pages, 256);
+	/* No --transport: requests come over /dev/fuse, with no note. */
+	cr_assert_str_eq(set.transport, "dev");
+	cr_assert_str_eq(set.transport_note, "");
 	/* The same tracing state as testfs_tracing(), with its reason. */
 	cr_assert_eq(set.tracing, testfs_tracing(fs, why, sizeof(why)));
 	if (set.tracing == 1)

@@ -28,7 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "json_in.h"
+#include "json_reader.h"
 #include "log/log_ring.h"
 #include "log/log_writer.h"
 #include "mount_harness.h"
@@ -151,7 +151,7 @@ static void read_log_file(struct file_log *fl)
 {
 	size_t len;
 	char *text = harness_read_file(log_path, &len), *line, *nl;
-	struct json_in in;
+	struct json_reader in;
 	unsigned long long a, b, c;
 
 	memset(fl, 0, sizeof(*fl));
@@ -161,11 +161,9 @@ static void read_log_file(struct file_log *fl)
 		  text + (len > 80 ? len - 80 : 0));
 	for (line = text; line < text + len; line = nl + 1) {
 		nl = memchr(line, '\n', (size_t)(text + len - line));
-		in.p = line;
-		in.end = nl;
-		in.depth = 0;
-		cr_assert(*line == '{' && lib_json_skip(&in) == 0 &&
-				  (lib_json_skip_ws(&in), in.p == nl),
+		json_reader_init(&in, line, (size_t)(nl - line), 0);
+		cr_assert(*line == '{' && json_read_skip(&in) == 0 &&
+				  json_read_end(&in) == 0,
 			  "not one JSON object: %.*s", (int)(nl - line), line);
 		if (sscanf(line,
 			   "{\"lost\":%llu,\"first_seq\":%llu,"

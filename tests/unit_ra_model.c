@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The readahead model (scenario/ra_model.c) against examples worked out by
+ * The readahead model (scenario/core/ra_model.c) against examples worked out by
  * hand from mm/filemap.c, mm/readahead.c and the lab kernels' fault_ra_limit()
  * (kernel/vma-limit*): each expectation has its arithmetic beside it. All
  * examples use a 4096-page file and ra_pages 32 (read_ahead_kb 128), so a

@@ -1,0 +1,394 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The report tree: building it, and its JSON renderer (the text one is
+ * in report_text.c).
+ */
+#include "report_tree.h"
+#include "report_i.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "strbuf.h"
+
+static struct report *the_report;
+
+static char *dup_or_null(const char *s)
+{
+	char *d;
+
+	if (!s)
+		return NULL;
+	d = strdup(s);
+	if (!d && the_report)
+		the_report->oom = true;
+	return d;
+}
+
+static void node_free(struct rnode *n)
+{
+	size_t i;
+
+	for (i = 0; i < n->n; i++) {
+		node_free(n->kids[i]);
+		free(n->kids[i]);
+	}
+	free(n->kids);
+	free(n->key);
+	free(n->label);
+	free(n->unit);
+	free(n->str);
+}
+
+struct report *report_new(const char *title)
+{
+	struct report *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	the_report = r;
+	r->root.type = R_OBJ;
+	r->root.label = dup_or_null(title);
+	return r;
+}
+
+static void facts_free(struct report_facts *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->nverdicts; i++) {
+		free(f->verdicts[i].policy);
+		free(f->verdicts[i].expected);
+		free(f->verdicts[i].observed);
+		free(f->verdicts[i].verdict);
+	}
+	free(f->verdicts);
+	for (i = 0; i < f->nnotes; i++)
+		free(f->notes[i]);
+	free(f->notes);
+}
+
+void report_free(struct report *r)
+{
+	if (!r)
+		return;
+	node_free(&r->root);
+	facts_free(&r->facts);
+	if (the_report == r)
+		the_report = NULL;
+	free(r);
+}
+
+struct rnode *report_root(struct report *r)
+{
+	return &r->root;
+}
+
+/*
+ * Out of memory: the node is still returned (a static sink) so callers
+ * never check, and the report says it failed when printed.
+ */
+static struct rnode sink;
+
+static struct rnode *add(struct rnode *p, enum rtype type, const char *key,
+			 const char *label, const char *unit)
+{
+	struct rnode *n;
+
+	if (!p || p == &sink)
+		return &sink;
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 8;
+		struct rnode **k = realloc(p->kids, cap * sizeof(*k));
+
+		if (!k)
+			goto oom;
+		p->kids = k;
+		p->cap = cap;
+	}
+	n = calloc(1, sizeof(*n));
+	if (!n)
+		goto oom;
+	n->type = type;
+	n->key = dup_or_null(key);
+	n->label = dup_or_null(label);
+	n->unit = dup_or_null(unit);
+	p->kids[p->n++] = n;
+	return n;
+oom:
+	if (the_report)
+		the_report->oom = true;
+	return &sink;
+}
+
+struct rnode *rep_section(struct report *r, const char *key, const char *title)
+{
+	return add(&r->root, R_SECTION, key, title, NULL);
+}
+
+struct rnode *rep_obj(struct rnode *parent, const char *key, const char *label)
+{
+	return add(parent, R_OBJ, key, label, NULL);
+}
+
+struct rnode *rep_list(struct rnode *parent, const char *key, const char *label)
+{
+	return add(parent, R_LIST, key, label, NULL);
+}
+
+struct rnode *rep_table(struct rnode *parent, const char *key,
+			const char *label)
+{
+	return add(parent, R_TABLE, key, label, NULL);
+}
+
+struct rnode *rep_row(struct rnode *table)
+{
+	return add(table, R_OBJ, NULL, NULL, NULL);
+}
+
+void rep_uint(struct rnode *p, const char *key, const char *label, uint64_t v,
+	      const char *unit)
+{
+	add(p, R_UINT, key, label, unit)->v.u = v;
+}
+
+void rep_int(struct rnode *p, const char *key, const char *label, int64_t v,
+	     const char *unit)
+{
+	add(p, R_INT, key, label, unit)->v.i = v;
+}
+
+void rep_num(struct rnode *p, const char *key, const char *label, double v,
+	     int decimals, const char *unit)
+{
+	struct rnode *n = add(p, R_NUM, key, label, unit);
+
+	n->v.d = v;
+	n->decimals = decimals;
+}
+
+void rep_bool(struct rnode *p, const char *key, const char *label, bool v)
+{
+	add(p, R_BOOL, key, label, NULL)->v.b = v;
+}
+
+static char *vformat(const char *fmt, va_list ap)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_vaddf(&sb, fmt, ap);
+	if (sb.oom) {
+		strbuf_free(&sb);
+		return NULL;
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+void rep_str(struct rnode *p, const char *key, const char *label,
+	     const char *fmt, ...)
+{
+	struct rnode *n = add(p, R_STR, key, label, NULL);
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (n != &sink)
+		n->str = vformat(fmt, ap);
+	va_end(ap);
+}
+
+void rep_null(struct rnode *p, const char *key, const char *label,
+	      const char *why)
+{
+	struct rnode *n = add(p, R_NULL, key, label, NULL);
+
+	if (n != &sink)
+		n->str = dup_or_null(why);
+}
+
+/* Appends a copy of @s to the notes of the facts. */
+static void keep_note(const char *s)
+{
+	struct report_facts *f = &the_report->facts;
+	char **v = realloc(f->notes, (f->nnotes + 1) * sizeof(*v));
+
+	if (v)
+		f->notes = v;
+	if (!v || !(v[f->nnotes] = strdup(s)))
+		the_report->oom = true;
+	else
+		f->nnotes++;
+}
+
+void rep_text(struct rnode *p, const char *key, const char *fmt, ...)
+{
+	struct rnode *n = add(p, R_TEXT, key, NULL, NULL);
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (n != &sink)
+		n->str = vformat(fmt, ap);
+	va_end(ap);
+	if (n != &sink && n->str && p->plain_words && the_report)
+		keep_note(n->str);
+}
+
+struct rnode *report_plain_words(struct report *r)
+{
+	struct rnode *sec = rep_section(r, "explanation", "In plain words");
+
+	if (sec != &sink)
+		sec->plain_words = true;
+	return sec;
+}
+
+void report_keep_verdict(const char *policy, const char *expected,
+			 const char *observed, const char *verdict)
+{
+	struct report_facts *f;
+	struct report_verdict_row *v, *row;
+
+	if (!the_report)
+		return;
+	f = &the_report->facts;
+	v = realloc(f->verdicts, (f->nverdicts + 1) * sizeof(*v));
+	if (!v) {
+		the_report->oom = true;
+		return;
+	}
+	f->verdicts = v;
+	row = &v[f->nverdicts++];
+	row->policy = dup_or_null(policy);
+	row->expected = dup_or_null(expected);
+	row->observed = dup_or_null(observed);
+	row->verdict = dup_or_null(verdict);
+}
+
+void report_keep_page_age(const struct testfs_page_age *a)
+{
+	if (!the_report || the_report->facts.have_page_age)
+		return;
+	the_report->facts.page_age = *a;
+	the_report->facts.have_page_age = true;
+}
+
+void rep_text_only(struct rnode *n)
+{
+	n->text_only = true;
+}
+
+void rep_json_only(struct rnode *n)
+{
+	n->json_only = true;
+}
+
+struct rnode *rep_last(struct rnode *p)
+{
+	return p->n ? p->kids[p->n - 1] : &sink;
+}
+
+struct rnode *rep_lines(struct rnode *p, const char *key)
+{
+	return add(p, R_LINES, key, NULL, NULL);
+}
+
+void rep_line(struct rnode *lines, const char *fmt, ...)
+{
+	struct rnode *n = add(lines, R_STR, NULL, NULL, NULL);
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (n != &sink)
+		n->str = vformat(fmt, ap);
+	va_end(ap);
+}
+
+/* ------------------------------------------------------------------ */
+/* JSON                                                                */
+/* ------------------------------------------------------------------ */
+
+static void json_node(const struct rnode *n, struct strbuf *out);
+
+static void json_members(const struct rnode *n, struct strbuf *out)
+{
+	size_t i;
+
+	bool first = true;
+
+	strbuf_addc(out, '{');
+	for (i = 0; i < n->n; i++) {
+		if (n->kids[i]->text_only)
+			continue;
+		if (!first)
+			strbuf_addc(out, ',');
+		first = false;
+		json_add_cstring(out, n->kids[i]->key ? n->kids[i]->key : "");
+		strbuf_addc(out, ':');
+		json_node(n->kids[i], out);
+	}
+	strbuf_addc(out, '}');
+}
+
+static void json_node(const struct rnode *n, struct strbuf *out)
+{
+	size_t i;
+
+	switch (n->type) {
+	case R_SECTION:
+	case R_OBJ:
+		json_members(n, out);
+		break;
+	case R_LIST:
+	case R_TABLE:
+	case R_LINES:
+		strbuf_addc(out, '[');
+		for (i = 0; i < n->n; i++) {
+			if (i)
+				strbuf_addc(out, ',');
+			json_node(n->kids[i], out);
+		}
+		strbuf_addc(out, ']');
+		break;
+	case R_UINT:
+		strbuf_addf(out, "%llu", (unsigned long long)n->v.u);
+		break;
+	case R_INT:
+		strbuf_addf(out, "%lld", (long long)n->v.i);
+		break;
+	case R_NUM:
+		if (isfinite(n->v.d))
+			strbuf_addf(out, "%.*f", n->decimals, n->v.d);
+		else
+			strbuf_adds(out, "null");
+		break;
+	case R_BOOL:
+		strbuf_adds(out, n->v.b ? "true" : "false");
+		break;
+	case R_NULL:
+		strbuf_adds(out, "null");
+		break;
+	case R_STR:
+	case R_TEXT:
+		json_add_cstring(out, n->str ? n->str : "");
+		break;
+	}
+}
+
+int report_print_json(struct report *r, FILE *f)
+{
+	struct strbuf out = STRBUF_INIT;
+	int err = 0;
+
+	json_members(&r->root, &out);
+	strbuf_addc(&out, '\n');
+	if (out.oom || r->oom)
+		err = -ENOMEM;
+	else if (fwrite(out.data, 1, out.len, f) != out.len || fflush(f))
+		err = -EIO;
+	strbuf_free(&out);
+	return err;
+}
