@@ -390,9 +390,11 @@ int debian_fetch(const struct debian_kernel *dk, const char *dir,
 	/* 6.19 and later: the image is a meta package of binary+base+modules */
 	snprintf(binary, sizeof(binary), "linux-binary-%s", dk->release);
 	snprintf(base, sizeof(base), "linux-base-%s", dk->release);
-	if (!apt_field(dk->package, "Depends", deps, sizeof(deps), why,
-		       whylen) &&
-	    strstr(deps, binary))
+	err = apt_field(dk->package, "Depends", deps, sizeof(deps), why,
+			whylen);
+	if (err && err != -ENOENT)
+		return err;
+	if (!err && strstr(deps, binary))
 		pkgs = split;
 	err = apt_fetch(pkgs, debs, tag, why, whylen);
 	if (err)
