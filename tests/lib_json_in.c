@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * The JSON reader (src/json/, as libtestfs uses it) against the daemon's JSON writer: any name
- * (bytes 1..255) written by json_add_string() reads back byte for byte;
- * \u00XX is the character U+00XX, \udc80..\udcff the raw byte.
+ * The JSON reader (src/json/, as libtestfs uses it) against the daemon's JSON
+ * writer: any name (bytes 1..255) written by json_add_string() reads back byte
+ * for byte; \u00XX is the character U+00XX, \udc80..\udcff the raw byte.
  */
 #include <criterion/criterion.h>
 #include <errno.h>

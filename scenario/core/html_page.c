@@ -104,10 +104,11 @@ static void page_age_words(const struct testfs_page_age *a, char *buf,
 		used += (size_t)snprintf(buf + used, len - used, "%s.",
 					 shown ? "" : " none");
 	if (used < len && a->reads_untraced)
-		snprintf(buf + used, len - used,
-			 " Never: read(2) accesses were not traced: pages only "
-			 "read(2) touched count as never (the daemon traces "
-			 "them with --trace-reads, which scenarios leave off).");
+		snprintf(
+			buf + used, len - used,
+			" Never: read(2) accesses were not traced: pages only "
+			"read(2) touched count as never (the daemon traces "
+			"them with --trace-reads, which scenarios leave off).");
 }
 
 /* The report's verdict rows and its plain words, as the page shows them. */

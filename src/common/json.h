@@ -5,7 +5,8 @@
  * else \u00XX), valid UTF-8 kept as is and each byte 0xXX of invalid UTF-8
  * written as \udcXX: a lone low surrogate, which no character is, so two
  * different names never give the same string (Python reads it back with
- * errors="surrogateescape"; the one JSON reader, src/json/, with JSON_READ_BYTE_ESCAPES, too).
+ * errors="surrogateescape"; the one JSON reader, src/json/, with
+ * JSON_READ_BYTE_ESCAPES, too).
  */
 #ifndef TESTFS_JSON_H
 #define TESTFS_JSON_H
