@@ -96,9 +96,14 @@ static ssize_t cookie_write(void *cookie, const char *buf, size_t size)
 	struct outfile *o = cookie;
 	size_t done = 0;
 
-	/* After the first error nothing more goes out, not even a flush. */
+	/*
+	 * After the first error nothing more goes out, not even a flush.
+	 * Errors return 0, never -1: fopencookie(3) says so, and glibc's
+	 * fwrite() counts a -1 as one byte more to copy (it read past the
+	 * caller's buffer under ASan).
+	 */
 	if (o->err)
-		return -1;
+		return 0;
 	while (done < size) {
 		ssize_t n = write(o->fd, buf + done, size - done);
 
@@ -107,7 +112,7 @@ static ssize_t cookie_write(void *cookie, const char *buf, size_t size)
 		if (n <= 0) {
 			if (!o->err)
 				o->err = n < 0 ? -errno : -EIO;
-			return -1;
+			return 0;
 		}
 		done += (size_t)n;
 	}
