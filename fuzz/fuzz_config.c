@@ -11,7 +11,7 @@
 
 #include "fuzz.h"
 
-#include "daemon/options.h"
+#include "options.h"
 
 static int config_fd = -1;
 static char config_path[64];

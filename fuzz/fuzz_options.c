@@ -12,7 +12,7 @@
 
 #include "fuzz.h"
 
-#include "daemon/options.h"
+#include "options.h"
 
 #define MAX_ARGS 64
 

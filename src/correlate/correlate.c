@@ -14,9 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../age/page_age.h"
-#include "../common/clock.h"
-#include "../trace/tracer.h"
+#include "page_age.h"
+#include "clock.h"
+#include "tracer.h"
 
 /* Recent history kept per inode: enough for the reads still in flight. */
 #define BATCHES_PER_INO 256

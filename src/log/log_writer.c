@@ -14,11 +14,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../common/array.h"
-#include "../common/path_walk.h"
-#include "../common/strbuf.h"
-#include "../common/text.h"
-#include "../common/thread.h"
+#include "array.h"
+#include "path_walk.h"
+#include "strbuf.h"
+#include "text.h"
+#include "thread.h"
 #include "log_json.h"
 
 /* How often the thread drains the ring without being asked. */

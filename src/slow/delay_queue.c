@@ -32,9 +32,9 @@
 #include <sys/prctl.h>
 #include <time.h>
 
-#include "../common/clock.h"
-#include "../common/json.h"
-#include "../common/thread.h"
+#include "clock.h"
+#include "json.h"
+#include "thread.h"
 
 /* The last stretch before a deadline is spun, not slept. */
 #define SPIN_NS 50000u

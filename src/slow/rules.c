@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/json.h"
+#include "json.h"
 #include "rule_index.h"
 #include "units.h"
 
