@@ -97,37 +97,6 @@ static double pct_us(const int64_t *v, size_t n, unsigned per_mille)
 	return (double)v[rank - 1] / 1000.0;
 }
 
-int latency_start(const struct testfs_config *cfg, const char *model,
-		  struct testfs_mount **fs)
-{
-	int err = testfs_start(cfg, fs);
-
-	if (err == -ENOENT)
-		return bench_fail(err, "%s",
-				  "no testfs daemon (set TESTFS_BIN)");
-	if (err == -EIO)
-		return bench_fail(
-			err,
-			"testfs (--latency %s) exited at start (no usable "
-			"FUSE, or it refused its arguments)",
-			model);
-	if (err)
-		return bench_fail(err, "testfs_start(--latency %s)", model);
-	return 0;
-}
-
-int latency_settings(struct testfs_mount *fs, struct testfs_settings *set)
-{
-	int err = testfs_settings(fs, set);
-
-	return err ? bench_fail(err, "%s", "reading .testfs/config") : 0;
-}
-
-long latency_knob(unsigned v)
-{
-	return v ? (long)v : -1;
-}
-
 /* ------------------------------------------------------------------ */
 /* Part 1: delay precision                                             */
 /* ------------------------------------------------------------------ */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The two parts of the latency benchmark: delay precision (latency.c) and
- * throughput against the latency models (latency_model.c), and what they
- * share.
+ * The two parts of the latency benchmark: delay precision (latency.c,
+ * with main) and throughput against the latency models (latency_model.c,
+ * with the instance helpers both use).
  */
 #ifndef TESTFS_BENCH_LATENCY_H
 #define TESTFS_BENCH_LATENCY_H

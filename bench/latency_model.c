@@ -2,7 +2,8 @@
 /*
  * latency's part 2 (bench/latency.c says what the benchmark measures):
  * a 256 MiB file read in order under each latency model, against what
- * the model predicts from the requests in the log.
+ * the model predicts from the requests in the log; and the instance
+ * helpers both parts use.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -45,6 +46,37 @@ static const struct model_case model_cases[] = {
 };
 
 #define NMODELS (sizeof(model_cases) / sizeof(model_cases[0]))
+
+int latency_start(const struct testfs_config *cfg, const char *model,
+		  struct testfs_mount **fs)
+{
+	int err = testfs_start(cfg, fs);
+
+	if (err == -ENOENT)
+		return bench_fail(err, "%s",
+				  "no testfs daemon (set TESTFS_BIN)");
+	if (err == -EIO)
+		return bench_fail(
+			err,
+			"testfs (--latency %s) exited at start (no usable "
+			"FUSE, or it refused its arguments)",
+			model);
+	if (err)
+		return bench_fail(err, "testfs_start(--latency %s)", model);
+	return 0;
+}
+
+int latency_settings(struct testfs_mount *fs, struct testfs_settings *set)
+{
+	int err = testfs_settings(fs, set);
+
+	return err ? bench_fail(err, "%s", "reading .testfs/config") : 0;
+}
+
+long latency_knob(unsigned v)
+{
+	return v ? (long)v : -1;
+}
 
 /* What the log says about one sequential run. */
 struct stream {

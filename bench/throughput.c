@@ -81,21 +81,6 @@
 
 #include "throughput.h"
 
-struct sample results[NRA][NWORK][NSYS][MAX_ROUNDS];
-
-/* Effective read_ahead_kb per ra block and system (-1 unknown). */
-long effective_ra[NRA][NSYS];
-
-/* --raw: print every run as it ends (stderr). */
-bool raw;
-
-/* --daemon-arg: more testfs arguments (e.g. --no-trace), NULL-ended. */
-const char *daemon_args[MAX_DAEMON_ARGS + 1];
-int ndaemon_args;
-
-/* How the cold state was reached, over all FUSE runs. */
-struct eviction_counts eviction;
-
 /* ------------------------------------------------------------------ */
 /* Report                                                              */
 /* ------------------------------------------------------------------ */

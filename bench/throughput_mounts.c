@@ -23,6 +23,10 @@
 
 #include "throughput.h"
 
+/* --daemon-arg: more testfs arguments (e.g. --no-trace), NULL-ended. */
+const char *daemon_args[MAX_DAEMON_ARGS + 1];
+int ndaemon_args;
+
 /* ------------------------------------------------------------------ */
 /* Clean-up on every path                                              */
 /* ------------------------------------------------------------------ */

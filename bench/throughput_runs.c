@@ -19,6 +19,17 @@
 #include "pagecache.h"
 #include "throughput.h"
 
+struct sample results[NRA][NWORK][NSYS][MAX_ROUNDS];
+
+/* Effective read_ahead_kb per ra block and system (-1 unknown). */
+long effective_ra[NRA][NSYS];
+
+/* --raw: print every run as it ends (stderr). */
+bool raw;
+
+/* How the cold state was reached, over all FUSE runs. */
+struct eviction_counts eviction;
+
 /* Even rounds run this order, odd rounds the reverse. */
 static const enum system sys_order[NSYS] = { SYS_STAMP, SYS_MINIMAL, SYS_ZERO,
 					     SYS_TMPFS };
