@@ -247,12 +247,7 @@ int delay_queue_push(struct delay_queue *q, const struct delayed_reply *r)
 
 size_t delay_queue_pending(struct delay_queue *q)
 {
-	size_t n;
-
-	pthread_mutex_lock(&q->lock);
-	n = q->n;
-	pthread_mutex_unlock(&q->lock);
-	return n;
+	return locked_read(&q->lock, q->n);
 }
 
 size_t delay_queue_release_held(struct delay_queue *q)
