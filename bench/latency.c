@@ -389,12 +389,9 @@ static int precision_delay(const struct delay_case *dc, uint64_t divisor,
 	unsigned i;
 	int fd, err;
 
-	err = latency_start(&cfg, dc->model, &fs);
+	err = latency_start(&cfg, dc->model, &fs, &set);
 	if (err)
 		return err;
-	err = latency_settings(fs, &set);
-	if (err)
-		goto out_stop;
 	tot->max_background = latency_knob(set.max_background);
 	fd = testfs_open(fs, RAND_FILE, O_RDONLY);
 	if (fd < 0) {

@@ -14,12 +14,13 @@
 
 #define PAGE TESTFS_PAGE_SIZE
 
-/* testfs_start() with a reason (bench_fail) for each way it fails. */
+/*
+ * testfs_start() and the mount's settings (testfs_settings()) into
+ * *@set, with a reason (bench_fail) for each way it fails; on failure
+ * nothing is left running.
+ */
 int latency_start(const struct testfs_config *cfg, const char *model,
-		  struct testfs_mount **fs);
-
-/* The mount's settings (testfs_settings()), with a reason on failure. */
-int latency_settings(struct testfs_mount *fs, struct testfs_settings *set);
+		  struct testfs_mount **fs, struct testfs_settings *set);
 
 /* A knob in effect, or -1 when the daemon could not read it (0). */
 long latency_knob(unsigned v);

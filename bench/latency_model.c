@@ -48,7 +48,7 @@ static const struct model_case model_cases[] = {
 #define NMODELS (sizeof(model_cases) / sizeof(model_cases[0]))
 
 int latency_start(const struct testfs_config *cfg, const char *model,
-		  struct testfs_mount **fs)
+		  struct testfs_mount **fs, struct testfs_settings *set)
 {
 	int err = testfs_start(cfg, fs);
 
@@ -63,14 +63,12 @@ int latency_start(const struct testfs_config *cfg, const char *model,
 			model);
 	if (err)
 		return bench_fail(err, "testfs_start(--latency %s)", model);
+	err = testfs_settings(*fs, set);
+	if (err) {
+		testfs_stop(*fs);
+		return bench_fail(err, "%s", "reading .testfs/config");
+	}
 	return 0;
-}
-
-int latency_settings(struct testfs_mount *fs, struct testfs_settings *set)
-{
-	int err = testfs_settings(fs, set);
-
-	return err ? bench_fail(err, "%s", "reading .testfs/config") : 0;
 }
 
 long latency_knob(unsigned v)
@@ -201,12 +199,9 @@ static int throughput_model(const struct model_case *mc, char *spec,
 	int64_t got;
 	int fd, err;
 
-	err = latency_start(&cfg, mc->label, &fs);
+	err = latency_start(&cfg, mc->label, &fs, &set);
 	if (err)
 		return err;
-	err = latency_settings(fs, &set);
-	if (err)
-		goto out_stop;
 	*ra_kb = latency_knob(set.ra_kb);
 	snprintf(spec, spec_size, "%s", set.latency);
 	fd = testfs_open(fs, SEQ_FILE, O_RDONLY);
