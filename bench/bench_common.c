@@ -1,14 +1,20 @@
 // SPDX-License-Identifier: MIT
 #include "bench_common.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+char bench_failure[512];
 
 uint64_t bench_now_ns(void)
 {
@@ -16,6 +22,172 @@ uint64_t bench_now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t bench_thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
+}
+
+void bench_sleep_ms(unsigned ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+uint64_t bench_sched_ns(pid_t pid, uint64_t *slices)
+{
+	unsigned long long run, wait, n;
+	char path[320], line[128];
+	uint64_t total = 0;
+	struct dirent *d;
+	DIR *dir;
+	FILE *f;
+
+	if (slices)
+		*slices = 0;
+	if (pid <= 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	if (!dir)
+		return 0;
+	while ((d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/schedstat",
+			 (int)pid, d->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (fgets(line, sizeof(line), f) &&
+		    sscanf(line, "%llu %llu %llu", &run, &wait, &n) == 3) {
+			total += run;
+			if (slices)
+				*slices += n;
+		}
+		fclose(f);
+	}
+	closedir(dir);
+	return total;
+}
+
+int bench_fail(int err, const char *fmt, ...)
+{
+	char what[384];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	snprintf(bench_failure, sizeof(bench_failure), "%s: %s", what,
+		 strerror(err < 0 ? -err : err));
+	return err < 0 ? err : -err;
+}
+
+int64_t bench_read_all(int fd, char *buf, size_t block)
+{
+	int64_t total = 0;
+	ssize_t n;
+
+	for (;;) {
+		n = read(fd, buf, block);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		total += n;
+	}
+	return n < 0 ? -errno : total;
+}
+
+long bench_read_long(const char *path)
+{
+	char buf[32];
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return strtol(buf, NULL, 10);
+}
+
+bool bench_reap(pid_t pid, unsigned ms, int *status)
+{
+	uint64_t end = bench_now_ns() + (uint64_t)ms * 1000000ull;
+	pid_t r;
+
+	for (;;) {
+		r = waitpid(pid, status, WNOHANG);
+		if (r == pid || (r < 0 && errno == ECHILD))
+			return true;
+		if (bench_now_ns() >= end)
+			return false;
+		bench_sleep_ms(10);
+	}
+}
+
+int bench_wait_ready(int fd, unsigned ms)
+{
+	uint64_t end = bench_now_ns() + (uint64_t)ms * 1000000ull;
+	char buf[64];
+	size_t used = 0;
+	ssize_t n;
+	int r;
+
+	for (;;) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		uint64_t now = bench_now_ns();
+
+		if (now >= end)
+			return -ETIMEDOUT;
+		r = poll(&pfd, 1, (int)((end - now) / 1000000ull) + 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			return -ETIMEDOUT;
+		n = read(fd, buf + used, sizeof(buf) - 1 - used);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		used += (size_t)n;
+		buf[used] = '\0';
+		if (strstr(buf, "ready\n"))
+			return 0;
+		if (used == sizeof(buf) - 1)
+			return -EIO;
+	}
+}
+
+bool bench_is_mounted(const char *path)
+{
+	char line[4096], mnt[PATH_MAX];
+	bool found = false;
+	FILE *f;
+
+	f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*s %*s %*s %*s %4095s", mnt) == 1 &&
+		    strcmp(mnt, path) == 0)
+			found = true;
+	fclose(f);
+	return found;
 }
 
 static int cmp_double(const void *a, const void *b)

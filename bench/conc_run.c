@@ -105,16 +105,11 @@ static int start(struct sys *s, const char *const argv[], char *why,
 
 static void stop(struct sys *s)
 {
-	int i, ws;
+	int ws;
 
 	if (s->pid > 0) {
 		kill(s->pid, SIGTERM);
-		for (i = 0; i < 100; i++) {
-			if (waitpid(s->pid, &ws, WNOHANG) == s->pid)
-				break;
-			usleep(100000);
-		}
-		if (i == 100) {
+		if (!bench_reap(s->pid, 10000, NULL)) {
 			kill(s->pid, SIGKILL);
 			waitpid(s->pid, &ws, 0);
 		}
@@ -263,42 +258,6 @@ double conc_run(const struct sys *s, bool is_tmpfs, unsigned nreaders,
 	if (err)
 		return -1;
 	return (double)file_size / ((double)(t1 - t0) / 1e9) / 1e6;
-}
-
-/*
- * CPU time (ns) and times scheduled in, summed over the threads of @pid
- * (/proc/PID/task/TID/schedstat: run time, wait time, timeslices).
- */
-void conc_sched_totals(pid_t pid, uint64_t *cpu_ns, uint64_t *slices)
-{
-	char path[320], line[128];
-	struct dirent *d;
-	DIR *dir;
-
-	*cpu_ns = *slices = 0;
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	dir = opendir(path);
-	if (!dir)
-		return;
-	while ((d = readdir(dir))) {
-		unsigned long long run, wait, n;
-		FILE *f;
-
-		if (d->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%s/schedstat",
-			 (int)pid, d->d_name);
-		f = fopen(path, "re");
-		if (!f)
-			continue;
-		if (fgets(line, sizeof(line), f) &&
-		    sscanf(line, "%llu %llu %llu", &run, &wait, &n) == 3) {
-			*cpu_ns += run;
-			*slices += n;
-		}
-		fclose(f);
-	}
-	closedir(dir);
 }
 
 /* Does the daemon's --help name --transport (with uring)? */

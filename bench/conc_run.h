@@ -60,7 +60,4 @@ void conc_kill_servers(void);
 double conc_run(const struct sys *s, bool is_tmpfs, unsigned nreaders,
 		size_t block);
 
-/* CPU time (ns) and times scheduled in of all threads of @pid. */
-void conc_sched_totals(pid_t pid, uint64_t *cpu_ns, uint64_t *slices);
-
 #endif

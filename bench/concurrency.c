@@ -207,10 +207,10 @@ static void one_round(unsigned round, bool counted)
 				k = round % 2 ? NSYS - 1 - n : n;
 				if (!measured(k))
 					continue;
-				conc_sched_totals(systems[k].pid, &c0, &s0);
+				c0 = bench_sched_ns(systems[k].pid, &s0);
 				v = conc_run(&systems[k], k == TMPFS,
 					     readers_of[w], block_of[b]);
-				conc_sched_totals(systems[k].pid, &c1, &s1);
+				c1 = bench_sched_ns(systems[k].pid, &s1);
 				/* Also after the warm-up: it starts from 0. */
 				reads = count_reads(k, v >= 0);
 				if (counted) {

@@ -106,22 +106,6 @@ struct appender {
 	uint64_t cpu_ns; /* this thread's CPU time for its records */
 };
 
-static uint64_t clock_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
-}
-
 static void append_records(struct appender *a)
 {
 	struct log_record rec, *dst;
@@ -143,7 +127,7 @@ static void append_records(struct appender *a)
 	/* The field writes of fs_read(), in its order. */
 	for (i = 0; i < a->records; i++) {
 		bool clocks = a->mode == MODE_AS_READ;
-		uint64_t arrived = clocks ? clock_ns() : i;
+		uint64_t arrived = clocks ? bench_now_ns() : i;
 
 		dst = log_ring_reserve(a->ring, &pos);
 		dst->t_ns = arrived;
@@ -157,7 +141,7 @@ static void append_records(struct appender *a)
 		dst->read.pid = rec.read.pid;
 		dst->read.delay_ns = 0;
 		dst->read.err = 0;
-		dst->read.done_ns = clocks ? clock_ns() : i;
+		dst->read.done_ns = clocks ? bench_now_ns() : i;
 		log_ring_publish(a->ring, pos);
 	}
 }
@@ -168,9 +152,9 @@ static void *appender_main(void *arg)
 	uint64_t c0;
 
 	pthread_barrier_wait(a->start);
-	c0 = thread_cpu_ns();
+	c0 = bench_thread_cpu_ns();
 	append_records(a);
-	a->cpu_ns = thread_cpu_ns() - c0;
+	a->cpu_ns = bench_thread_cpu_ns() - c0;
 	return NULL;
 }
 
@@ -186,7 +170,7 @@ static double clock_cost_ns(void)
 	for (r = 0; r < 5; r++) {
 		t0 = bench_now_ns();
 		for (i = 0; i < n; i++)
-			sink += clock_ns();
+			sink += bench_now_ns();
 		if ((double)(bench_now_ns() - t0) / n < best)
 			best = (double)(bench_now_ns() - t0) / n;
 	}

@@ -92,50 +92,14 @@ struct row {
 	double add_us_rule; /* per rule added */
 };
 
-static char failure[512];
-
-static int fail(int err, const char *what)
-{
-	snprintf(failure, sizeof(failure), "%s: %s", what, strerror(-err));
-	return err;
-}
-
-/* CPU time of all threads of @pid so far, in s (0 if unknown). */
-static double daemon_cpu_s(pid_t pid)
-{
-	char path[384];
-	unsigned long long ns, sum = 0;
-	struct dirent *de;
-	FILE *f;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	d = opendir(path);
-	if (!d)
-		return 0;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%s/schedstat",
-			 (int)pid, de->d_name);
-		f = fopen(path, "re");
-		if (f && fscanf(f, "%llu", &ns) == 1)
-			sum += ns;
-		if (f)
-			fclose(f);
-	}
-	closedir(d);
-	return (double)sum / NS_PER_S;
-}
-
 /*
  * One cold sequential read of big.bin; its time in s, or -errno; the
  * daemon's CPU time meanwhile in *@cpu.
  */
 static double read_cold(struct testfs_mount *fs, char *buf, double *cpu)
 {
-	uint64_t t0, total = 0;
-	ssize_t n;
+	int64_t total;
+	uint64_t t0;
 	int fd, err;
 
 	err = testfs_drop_cache(fs, "big.bin");
@@ -144,16 +108,14 @@ static double read_cold(struct testfs_mount *fs, char *buf, double *cpu)
 	fd = testfs_open(fs, "big.bin", O_RDONLY);
 	if (fd < 0)
 		return fd;
-	*cpu = daemon_cpu_s(testfs_pid(fs));
+	*cpu = (double)bench_sched_ns(testfs_pid(fs), NULL) / NS_PER_S;
 	t0 = bench_now_ns();
-	while ((n = read(fd, buf, READ_BUF)) > 0)
-		total += (uint64_t)n;
-	err = n < 0 ? -errno : 0;
-	*cpu = daemon_cpu_s(testfs_pid(fs)) - *cpu;
+	total = bench_read_all(fd, buf, READ_BUF);
+	*cpu = (double)bench_sched_ns(testfs_pid(fs), NULL) / NS_PER_S - *cpu;
 	close(fd);
-	if (err)
-		return err;
-	if (total != (uint64_t)FILE_PAGES * 4096u)
+	if (total < 0)
+		return total;
+	if (total != (int64_t)FILE_PAGES * 4096)
 		return -EIO;
 	return (double)(bench_now_ns() - t0) / NS_PER_S;
 }
@@ -168,10 +130,10 @@ static int median_reads(struct testfs_mount *bare, struct testfs_mount *ruled,
 	for (i = 0; i < runs; i++) {
 		vb[i] = read_cold(bare, buf, &cb[i]);
 		if (vb[i] < 0)
-			return fail((int)vb[i], "reading big.bin");
+			return bench_fail((int)vb[i], "reading big.bin");
 		vr[i] = read_cold(ruled, buf, &cr[i]);
 		if (vr[i] < 0)
-			return fail((int)vr[i], "reading big.bin");
+			return bench_fail((int)vr[i], "reading big.bin");
 	}
 	r->bare_s = bench_median(vb, runs, &r->bare_min, NULL);
 	r->read_s = bench_median(vr, runs, &r->read_min, NULL);
@@ -193,7 +155,7 @@ static int add_rules(struct testfs_mount *fs, const struct placement *p,
 			 p->file, (unsigned long long)p->page(n));
 		err = testfs_add_rule(fs, spec);
 		if (err)
-			return fail(err, "testfs_add_rule");
+			return bench_fail(err, "testfs_add_rule");
 	}
 	return 0;
 }
@@ -211,7 +173,7 @@ static int add_rules_batched(struct testfs_mount *fs, const struct placement *p,
 	chunk = malloc(64 * KIB);
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (!chunk || fd < 0) {
-		err = fail(chunk ? -errno : -ENOMEM, path);
+		err = bench_fail(chunk ? -errno : -ENOMEM, "%s", path);
 		goto out;
 	}
 	for (n = 0; n <= to && !err; n++) {
@@ -224,7 +186,7 @@ static int add_rules_batched(struct testfs_mount *fs, const struct placement *p,
 			     : 0;
 		if (used && (n == to || used + (size_t)len > 64 * KIB)) {
 			if (write(fd, chunk, used) != (ssize_t)used)
-				err = fail(-errno, "write to ctl");
+				err = bench_fail(-errno, "write to ctl");
 			used = 0;
 		}
 		memcpy(chunk + used, line, (size_t)len);
@@ -232,7 +194,7 @@ static int add_rules_batched(struct testfs_mount *fs, const struct placement *p,
 	}
 out:
 	if (fd >= 0 && close(fd) != 0 && !err)
-		err = fail(-errno, "close of ctl");
+		err = bench_fail(-errno, "close of ctl");
 	free(chunk);
 	return err;
 }
@@ -248,7 +210,7 @@ static int run_placement(struct testfs_mount *bare, struct testfs_mount *fs,
 
 	err = testfs_clear_rules(fs);
 	if (err)
-		return fail(err, "rules clear");
+		return bench_fail(err, "rules clear");
 	for (i = 0; i < NCOUNTS; i++) {
 		bench_progress(NAME, "%s: %u rules", p->name, counts[i]);
 		t0 = bench_now_ns();
@@ -356,7 +318,7 @@ int main(int argc, char **argv)
 	if (!err)
 		err = testfs_start(&cfg, &fs);
 	if (err)
-		err = fail(err, "testfs_start");
+		err = bench_fail(err, "testfs_start");
 	for (i = 0; i < NPLACEMENTS && !err; i++)
 		err = run_placement(bare, fs, &placements[i], runs, buf,
 				    rows[i]);
@@ -376,7 +338,7 @@ int main(int argc, char **argv)
 		testfs_stop(bare);
 	free(buf);
 	if (err) {
-		fprintf(stderr, NAME ": could not run: %s\n", failure);
+		fprintf(stderr, NAME ": could not run: %s\n", bench_failure);
 		return 1;
 	}
 	for (i = 0; i < NPLACEMENTS; i++)

@@ -67,15 +67,6 @@
 #define PROBE_PAGES 4u
 #define FILES_PER_DIR 1000u
 
-static char failure[512];
-
-static int fail(int err, const char *what)
-{
-	snprintf(failure, sizeof(failure), "%s: %s", what,
-		 strerror(err < 0 ? -err : err));
-	return err < 0 ? err : -err;
-}
-
 static void format_size(char *buf, size_t size, uint64_t bytes)
 {
 	static const char *const units[] = { "B",   "KiB", "MiB", "GiB",
@@ -114,14 +105,14 @@ static double probe(int fd, uint64_t off, char *buf)
 	t1 = bench_now_ns();
 	if (n != (ssize_t)len) {
 		snprintf(what, sizeof(what), "pread big.bin at %" PRIu64, off);
-		return fail(n < 0 ? -errno : -EIO, what);
+		return bench_fail(n < 0 ? -errno : -EIO, "%s", what);
 	}
 	err = testfs_verify("stamp", "big.bin", off, buf, len, &bad);
 	if (err) {
 		snprintf(what, sizeof(what),
 			 "big.bin read at %" PRIu64 ": wrong byte at %" PRIu64,
 			 off, bad);
-		return fail(err, what);
+		return bench_fail(err, "%s", what);
 	}
 	return (double)(t1 - t0) / 1e3;
 }
@@ -143,11 +134,11 @@ static int size_run(struct size_row *row, char *buf)
 	t0 = bench_now_ns();
 	err = testfs_start(&cfg, &fs);
 	if (err)
-		return err == -EIO ? err : fail(err, "testfs_start");
+		return err == -EIO ? err : bench_fail(err, "testfs_start");
 	row->start_ms = (double)(bench_now_ns() - t0) / 1e6;
 	fd = testfs_open(fs, "big.bin", O_RDONLY);
 	if (fd < 0) {
-		err = fail(fd, "open big.bin");
+		err = bench_fail(fd, "open big.bin");
 		goto out;
 	}
 	offs[0] = 0;
@@ -181,7 +172,7 @@ static int part1(int64_t *base_rss)
 
 	buf = aligned_alloc(TESTFS_PAGE_SIZE, PROBE_PAGES * TESTFS_PAGE_SIZE);
 	if (!buf)
-		return fail(-ENOMEM, "buffer");
+		return bench_fail(-ENOMEM, "buffer");
 	memset(rows, 0, sizeof(rows));
 	for (i = 0; i < n && !err; i++) {
 		rows[i].size = sizes[i];
@@ -243,14 +234,14 @@ static int write_config(const char *path, unsigned files, bool flat)
 
 	f = fopen(path, "we");
 	if (!f)
-		return fail(-errno, "config file");
+		return bench_fail(-errno, "config file");
 	fprintf(f, "# scale benchmark: %u files\n", files);
 	for (i = 0; i < files; i++) {
 		file_name(name, sizeof(name), flat, i);
 		fprintf(f, "file %s:1M\n", name);
 	}
 	if (fclose(f) != 0)
-		return fail(-errno, "config file");
+		return bench_fail(-errno, "config file");
 	return 0;
 }
 
@@ -265,11 +256,11 @@ static double stat_all(struct testfs_mount *fs, const struct count_row *row)
 	for (i = 0; i < row->files; i++) {
 		file_name(name, sizeof(name), row->flat, i);
 		if (testfs_path(fs, name, path, sizeof(path)))
-			return fail(-ENAMETOOLONG, "path");
+			return bench_fail(-ENAMETOOLONG, "path");
 		if (stat(path, &st) != 0)
-			return fail(-errno, "stat");
+			return bench_fail(-errno, "stat");
 		if (st.st_size != (off_t)MIB)
-			return fail(-EPROTO, "stat: wrong size");
+			return bench_fail(-EPROTO, "stat: wrong size");
 	}
 	return (double)(bench_now_ns() - t0) / 1e9;
 }
@@ -316,7 +307,7 @@ static double open_all(struct testfs_mount *fs, const struct count_row *row)
 		file_name(name, sizeof(name), row->flat, i);
 		fd = testfs_open(fs, name, O_RDONLY);
 		if (fd < 0)
-			return fail(fd, "open");
+			return bench_fail(fd, "open");
 		close(fd);
 	}
 	return (double)(bench_now_ns() - t0) / 1e9;
@@ -347,7 +338,7 @@ static int count_run(struct count_row *row, const char *dir)
 	err = testfs_start(&cfg, &fs);
 	unlink(config);
 	if (err)
-		return err == -EIO ? err : fail(err, "testfs_start");
+		return err == -EIO ? err : bench_fail(err, "testfs_start");
 	row->start_ms = (double)(bench_now_ns() - t0) / 1e6;
 	row->rss_start = bench_status_bytes(testfs_pid(fs), "VmRSS");
 
@@ -366,14 +357,14 @@ static int count_run(struct count_row *row, const char *dir)
 	t0 = bench_now_ns();
 	entries = count_tree(testfs_mountpoint(fs));
 	if (entries < 0) {
-		s = fail((int)entries, "readdir");
+		s = bench_fail((int)entries, "readdir");
 		goto out_fail;
 	}
 	row->readdir_s = (double)(bench_now_ns() - t0) / 1e9;
 	row->entries = (uint64_t)entries;
 	row->readdir_us = row->readdir_s * 1e6 / (double)entries;
 	if (row->entries != row->files + dirs) {
-		s = fail(-EPROTO, "readdir: wrong number of entries");
+		s = bench_fail(-EPROTO, "readdir: wrong number of entries");
 		goto out_fail;
 	}
 
@@ -407,7 +398,7 @@ static int part2(bool quick, int64_t base_rss)
 	int err = 0;
 
 	if (!mkdtemp(dir))
-		return fail(-errno, "mkdtemp");
+		return bench_fail(-errno, "mkdtemp");
 	for (i = 0; i < n && !err; i++)
 		if (rows[i].files)
 			err = count_run(&rows[i], dir);
@@ -488,7 +479,7 @@ int main(int argc, char **argv)
 		return 77;
 	}
 	if (err) {
-		fprintf(stderr, NAME ": could not run: %s\n", failure);
+		fprintf(stderr, NAME ": could not run: %s\n", bench_failure);
 		return 1;
 	}
 	printf("Total time %.1f s.\n", (double)(bench_now_ns() - t0) / 1e9);

@@ -12,9 +12,38 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
+
+/*
+ * A config file in memory, for the harnesses that give the daemon's
+ * option parser --config: its descriptor and /proc/self/fd path.
+ */
+struct fuzz_file {
+	int fd;
+	char path[64];
+};
+
+static inline void fuzz_file_open(struct fuzz_file *f, const char *name)
+{
+	f->fd = memfd_create(name, MFD_CLOEXEC);
+	if (f->fd < 0)
+		abort();
+	snprintf(f->path, sizeof(f->path), "/proc/self/fd/%d", f->fd);
+}
+
+/* Replaces the file's contents with @data. */
+static inline void fuzz_file_set(struct fuzz_file *f, const uint8_t *data,
+				 size_t size)
+{
+	if (ftruncate(f->fd, 0) ||
+	    pwrite(f->fd, data, size, 0) != (ssize_t)size)
+		abort();
+}
 
 #define FUZZ_CHECK(cond, ...)                                                  \
 	do {                                                                   \

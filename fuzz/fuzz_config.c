@@ -11,34 +11,27 @@
 
 #include "fuzz.h"
 
-#include "daemon/options.h"
+#include "options.h"
 
-static int config_fd = -1;
-static char config_path[64];
+static struct fuzz_file config;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	config_fd = memfd_create("testfs-fuzz-config", MFD_CLOEXEC);
-	if (config_fd < 0)
-		abort();
-	snprintf(config_path, sizeof(config_path), "/proc/self/fd/%d",
-		 config_fd);
+	fuzz_file_open(&config, "testfs-fuzz-config");
 	return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *argv[] = { (char *)"testfs", (char *)"--config", config_path,
+	char *argv[] = { (char *)"testfs", (char *)"--config", config.path,
 			 (char *)"/mnt/testfs", NULL };
 	struct options o;
 	char err[1024] = "";
 	int ret;
 
-	if (ftruncate(config_fd, 0) ||
-	    pwrite(config_fd, data, size, 0) != (ssize_t)size)
-		abort();
+	fuzz_file_set(&config, data, size);
 	options_init(&o);
 	ret = options_parse(&o, 4, argv, err, sizeof(err));
 	if (ret) {

@@ -11,9 +11,9 @@
  *
  * The parser's functions are static, so this file includes commands.c.
  */
-#include "ctl/commands.c"
+#include "commands.c"
 
-#include "daemon/options.h"
+#include "options.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

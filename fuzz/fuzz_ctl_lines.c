@@ -15,7 +15,7 @@
 #include <errno.h>
 #include <stdbool.h>
 
-#include "ctl/ctl_lines.h"
+#include "ctl_lines.h"
 #include "fuzz.h"
 
 #define CLOSE_EVENT 0xff

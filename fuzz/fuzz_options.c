@@ -12,32 +12,20 @@
 
 #include "fuzz.h"
 
-#include "daemon/options.h"
+#include "options.h"
 
 #define MAX_ARGS 64
 
-static int config_fd = -1;
-static char config_path[64];
+static struct fuzz_file config;
 static char config_arg[80];
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	config_fd = memfd_create("testfs-fuzz-config", MFD_CLOEXEC);
-	if (config_fd < 0)
-		abort();
-	snprintf(config_path, sizeof(config_path), "/proc/self/fd/%d",
-		 config_fd);
-	snprintf(config_arg, sizeof(config_arg), "--config=%s", config_path);
+	fuzz_file_open(&config, "testfs-fuzz-config");
+	snprintf(config_arg, sizeof(config_arg), "--config=%s", config.path);
 	return 0;
-}
-
-static void set_config(const uint8_t *data, size_t size)
-{
-	if (ftruncate(config_fd, 0) ||
-	    pwrite(config_fd, data, size, 0) != (ssize_t)size)
-		abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -49,8 +37,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t n, i;
 	int ret;
 
-	set_config(data + (split < size ? split + 2 : size),
-		   split < size ? size - split - 2 : 0);
+	fuzz_file_set(&config, data + (split < size ? split + 2 : size),
+		      split < size ? size - split - 2 : 0);
 	n = fuzz_split(data, split, '\0', &buf, args, MAX_ARGS);
 	argv[0] = (char *)"testfs";
 	for (i = 0; i < n; i++) {
@@ -58,7 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (strncmp(args[i], "--config=", 9) == 0)
 			argv[i + 1] = config_arg;
 		else if (i > 0 && strcmp(args[i - 1], "--config") == 0)
-			argv[i + 1] = config_path;
+			argv[i + 1] = config.path;
 	}
 	options_init(&o);
 	ret = options_parse(&o, (int)n + 1, argv, err, sizeof(err));

@@ -134,28 +134,6 @@ static void usage(FILE *f)
 	      f);
 }
 
-/* Runs `testfs-scenario help NAME` so a wrong name stops at once. */
-int check_scenario(const struct bins *b, const char *name)
-{
-	const char *argv[] = { b->scenario, "help", name, NULL };
-	struct capture_opts o = { .argv = argv, .timeout_s = 30 };
-	struct capture c;
-	char *tail;
-	int ok;
-
-	if (capture_run(&o, &c))
-		return 0;
-	ok = WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0;
-	if (!ok) {
-		tail = capture_tail(&c, 2);
-		fprintf(stderr, "testfs-matrix: scenario '%s': %s\n", name,
-			tail ? tail : "unknown");
-		free(tail);
-	}
-	capture_free(&c);
-	return ok ? 0 : 2;
-}
-
 /* Ctrl-C or a CI's kill: QEMU goes too, then we die of the signal. */
 static struct matrix *signalled_matrix;
 

@@ -1,16 +1,40 @@
 // SPDX-License-Identifier: MIT
 /*
  * What every testfs-matrix command shares about a run: its COMMAND's
- * arguments checked before any kernel is booted, a run's memory and the
- * scratch folder.
+ * arguments and its scenario checked before any kernel is booted, a run's
+ * memory and the scratch folder.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
+#include "capture.h"
 #include "matrix.h"
 #include "parse.h"
+
+/* Runs `testfs-scenario help NAME` so a wrong name stops at once. */
+int check_scenario(const struct bins *b, const char *name)
+{
+	const char *argv[] = { b->scenario, "help", name, NULL };
+	struct capture_opts o = { .argv = argv, .timeout_s = 30 };
+	struct capture c;
+	char *tail;
+	int ok;
+
+	if (capture_run(&o, &c))
+		return 0;
+	ok = WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0;
+	if (!ok) {
+		tail = capture_tail(&c, 2);
+		fprintf(stderr, "testfs-matrix: scenario '%s': %s\n", name,
+			tail ? tail : "unknown");
+		free(tail);
+	}
+	capture_free(&c);
+	return ok ? 0 : 2;
+}
 
 int matrix_usage_error(const char *fmt, const char *arg)
 {

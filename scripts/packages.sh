@@ -17,8 +17,10 @@ build_packages=(gcc libc6-dev libfuse3-dev fuse3 liburing-dev
 # runs every test: chromium and zlib1g-dev for the report pages (suite
 # report: pages in headless Chromium, screenshots decoded with zlib);
 # qemu-system-x86 and busybox-static for the kernel matrix (suite matrix,
-# and the tutorial's experiment 11).
-test_packages=(chromium zlib1g-dev qemu-system-x86 busybox-static)
+# and the tutorial's experiment 11); python3 and binutils (nm) for the
+# layer and circle check (tools/callgraph.py, the test callgraph).
+test_packages=(chromium zlib1g-dev qemu-system-x86 busybox-static python3
+	binutils)
 
 # shellcheck disable=SC2034
 # testfs-matrix's QEMU guests and Debian's kernels (scripts/setup.sh

@@ -26,8 +26,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../matrix/cache.h"
-#include "../matrix/jsonv.h"
+#include "cache.h"
+#include "jsonv.h"
 #include "mount_harness.h"
 
 /* Each source line's three kernels, in the order of enum below */

@@ -18,8 +18,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "../matrix/cache.h"
-#include "../matrix/jsonv.h"
+#include "cache.h"
+#include "jsonv.h"
 #include "fifo_reader.h"
 #include "mount_harness.h"
 

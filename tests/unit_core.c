@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/testfs.h"
+#include "core/testfs_core.h"
 
 static struct testfs t;
 

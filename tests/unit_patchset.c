@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../matrix/patchset.h"
+#include "patchset.h"
 
 #define HUNK                                                                   \
 	"--- a/mm/readahead.c\n"                                               \

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/array.h"
+#include "array.h"
 #include "log_record.h"
 
 void age_add_fetch(struct age_input *in, uint64_t first, uint64_t last,

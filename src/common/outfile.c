@@ -16,6 +16,22 @@
 /* The kernel's limit on links followed in one lookup (path_resolution(7)). */
 #define MAX_LINKS 40
 
+/* The folder of @path (PATH_MAX bytes at most) into @dir: ".", "/" or a path.
+ */
+static void dir_of(char *dir, const char *path)
+{
+	char *slash;
+
+	strcpy(dir, path);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		strcpy(dir, ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+}
+
 /*
  * Whether the link @path (its lstat in @st) may be followed: not one in
  * a sticky folder anyone may write to (/tmp) that neither we nor the
@@ -26,18 +42,10 @@ static bool link_is_safe(const char *path, const struct stat *st)
 {
 	char dir[PATH_MAX];
 	struct stat d;
-	char *slash;
 
 	if (st->st_uid == geteuid())
 		return true;
-	strcpy(dir, path);
-	slash = strrchr(dir, '/');
-	if (!slash)
-		strcpy(dir, ".");
-	else if (slash == dir)
-		dir[1] = '\0';
-	else
-		*slash = '\0';
+	dir_of(dir, path);
 	if (stat(dir, &d))
 		return false;
 	return !(d.st_mode & S_ISVTX) || !(d.st_mode & S_IWOTH) ||
@@ -243,7 +251,6 @@ int outfile_check(const char *path)
 {
 	char real[PATH_MAX], dir[PATH_MAX];
 	struct stat st;
-	char *slash;
 	int err = resolve(path, real, sizeof(real), &st);
 
 	if (err)
@@ -251,13 +258,6 @@ int outfile_check(const char *path)
 	if (st.st_mode && !S_ISREG(st.st_mode))
 		return access(real, W_OK) ? -errno : 0;
 	/* A new file goes in the folder: it must be there, and writable. */
-	strcpy(dir, real);
-	slash = strrchr(dir, '/');
-	if (!slash)
-		strcpy(dir, ".");
-	else if (slash == dir)
-		dir[1] = '\0';
-	else
-		*slash = '\0';
+	dir_of(dir, real);
 	return access(dir, W_OK | X_OK) ? -errno : 0;
 }

@@ -21,4 +21,14 @@ int thread_start_quiet(pthread_t *th, void *(*fn)(void *), void *arg,
 /* A condition variable whose timed waits take CLOCK_MONOTONIC deadlines. */
 void cond_init_monotonic(pthread_cond_t *cond);
 
+/* The value of @v (a counter, a size) read under @lock, which guards it. */
+#define locked_read(lock, v)                                                   \
+	__extension__({                                                        \
+		__typeof__(v) locked_v_;                                       \
+		pthread_mutex_lock(lock);                                      \
+		locked_v_ = (v);                                               \
+		pthread_mutex_unlock(lock);                                    \
+		locked_v_;                                                     \
+	})
+
 #endif

@@ -7,7 +7,7 @@
 #ifndef TESTFS_KNOBS_H
 #define TESTFS_KNOBS_H
 
-#include "testfs.h"
+#include "testfs_core.h"
 
 /*
  * Finds the mount's device from @st_dev, applies --ra-kb, and reads every

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
-#include "testfs.h"
+#include "testfs_core.h"
 
 #include <signal.h>
 
-#include "../common/thread.h"
-#include "../correlate/correlate.h"
+#include "thread.h"
+#include "correlate.h"
 
 void testfs_init(struct testfs *t)
 {

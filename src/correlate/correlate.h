@@ -61,7 +61,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../log/log_ring.h"
+#include "log_ring.h"
 
 struct correlator_options {
 	struct log_ring *log;

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../age/page_age.h"
-#include "../common/array.h"
-#include "../common/json.h"
+#include "page_age.h"
+#include "array.h"
+#include "json.h"
 
 struct range {
 	uint64_t first;

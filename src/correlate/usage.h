@@ -12,8 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../common/strbuf.h"
-#include "../log/log_ring.h"
+#include "strbuf.h"
+#include "log_ring.h"
 
 #define USAGE_BUCKETS 16
 

@@ -17,13 +17,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../common/clock.h"
-#include "../common/pagecache.h"
-#include "../common/parse.h"
-#include "../common/thread.h"
-#include "../core/knobs.h"
-#include "../slow/delay_queue.h"
-#include "../slow/rules.h"
+#include "clock.h"
+#include "pagecache.h"
+#include "parse.h"
+#include "thread.h"
+#include "knobs.h"
+#include "delay_queue.h"
+#include "rules.h"
 
 /* Eviction is retried while pages are busy (locked for an in-flight read). */
 #define DROP_RETRIES 200

@@ -10,8 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../common/strbuf.h"
-#include "../core/testfs.h"
+#include "strbuf.h"
+#include "testfs_core.h"
 #include "ctl_lines.h"
 
 /*

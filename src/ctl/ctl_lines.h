@@ -18,7 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../common/strbuf.h"
+#include "strbuf.h"
 
 /* The limit of .testfs/ctl, as testfs-control(5) gives it. */
 #define CTL_LINE_MAX 65536

@@ -14,15 +14,15 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "../common/clock.h"
-#include "../common/json.h"
-#include "../core/knobs.h"
-#include "../correlate/correlate.h"
-#include "../correlate/usage.h"
-#include "../log/log_json.h"
-#include "../slow/delay_queue.h"
-#include "../slow/rules.h"
-#include "../store/backing.h"
+#include "clock.h"
+#include "json.h"
+#include "knobs.h"
+#include "correlate.h"
+#include "usage.h"
+#include "log_json.h"
+#include "delay_queue.h"
+#include "rules.h"
+#include "backing.h"
 
 #ifndef TESTFS_VERSION
 #define TESTFS_VERSION "unknown"

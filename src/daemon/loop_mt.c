@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../fuse/fs_ops.h"
+#include "fs_ops.h"
 
 struct loop_mt {
 	struct testfs *t;

@@ -19,7 +19,7 @@
 #ifndef TESTFS_LOOP_MT_H
 #define TESTFS_LOOP_MT_H
 
-#include "../core/testfs.h"
+#include "testfs_core.h"
 
 /*
  * Serves @t->se with @t->threads threads, the calling thread waiting for

@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../common/thread.h"
+#include "thread.h"
 #include "fuse_uring_abi.h"
 
 /* How long uring_transport_settle() waits for the queues to register. */

@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <sys/uio.h>
 
-#include "../core/testfs.h"
+#include "testfs_core.h"
 
 /*
  * Entries per queue. Each has a 1 MiB payload buffer, address space paid

@@ -15,12 +15,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../common/clock.h"
-#include "../common/mountinfo.h"
-#include "../common/text.h"
-#include "../core/testfs.h"
-#include "../slow/rules.h"
-#include "../store/backing.h"
+#include "clock.h"
+#include "mountinfo.h"
+#include "text.h"
+#include "testfs_core.h"
+#include "rules.h"
+#include "backing.h"
 #include "mount_guard.h"
 #include "options.h"
 #include "serve.h"

@@ -15,8 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../common/mountinfo.h"
-#include "../common/text.h"
+#include "mountinfo.h"
+#include "text.h"
 
 /* The fd the guard keeps its end of the socket on. */
 #define GUARD_FD 3

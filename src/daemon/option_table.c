@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-#include "../ctl/control.h"
+#include "control.h"
 
 /* --help: the column where option texts start, and the line width. */
 #define HELP_COL 24

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/parse.h"
-#include "../slow/rules.h"
-#include "../store/fileset.h"
+#include "parse.h"
+#include "rules.h"
+#include "fileset.h"
 
 void options_init(struct options *o)
 {

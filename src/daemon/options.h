@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../core/settings.h"
+#include "settings.h"
 
 void options_init(struct options *o);
 void options_free(struct options *o);

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "../common/strbuf.h"
+#include "strbuf.h"
 #include "options.h"
 
 enum opt_id {

@@ -15,13 +15,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../common/mountinfo.h"
-#include "../common/thread.h"
-#include "../core/knobs.h"
-#include "../correlate/correlate.h"
-#include "../fuse/fs_ops.h"
-#include "../slow/delay_queue.h"
-#include "../slow/rules.h"
+#include "mountinfo.h"
+#include "thread.h"
+#include "knobs.h"
+#include "correlate.h"
+#include "fs_ops.h"
+#include "delay_queue.h"
+#include "rules.h"
 #include "mount_guard.h"
 #include "startup.h"
 #include "stop.h"

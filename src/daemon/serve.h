@@ -7,7 +7,7 @@
 #ifndef TESTFS_SERVE_H
 #define TESTFS_SERVE_H
 
-#include "../core/testfs.h"
+#include "testfs_core.h"
 
 /* Returns the process exit status (0 clean unmount, 1 failure). */
 int serve(struct testfs *t);

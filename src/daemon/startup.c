@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../common/text.h"
+#include "text.h"
 
 /*
  * Messages on the pipe are lines: "W text", "R text" or "F status text".

@@ -13,7 +13,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "../common/thread.h"
+#include "thread.h"
 #include "loop_mt.h"
 
 #define WAKE_SIGNAL SIGURG

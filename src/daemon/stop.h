@@ -28,7 +28,7 @@
 #ifndef TESTFS_STOP_H
 #define TESTFS_STOP_H
 
-#include "../core/testfs.h"
+#include "testfs_core.h"
 
 /* How often the loop's thread is interrupted until the loop returns. */
 #define STOP_KICK_MS 100

@@ -19,7 +19,7 @@
 #ifndef TESTFS_TRANSPORT_H
 #define TESTFS_TRANSPORT_H
 
-#include "../core/testfs.h"
+#include "testfs_core.h"
 
 /*
  * Before mounting. With --transport uring: turns enable_uring on (root)

@@ -19,11 +19,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../common/clock.h"
-#include "../ctl/control.h"
-#include "../slow/delay_queue.h"
-#include "../slow/rules.h"
-#include "../store/backing.h"
+#include "clock.h"
+#include "control.h"
+#include "delay_queue.h"
+#include "rules.h"
+#include "backing.h"
 
 /* Data files and directories never change while mounted. */
 #define STABLE_TIMEOUT 86400.0

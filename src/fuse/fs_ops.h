@@ -6,7 +6,7 @@
 #ifndef TESTFS_FS_OPS_H
 #define TESTFS_FS_OPS_H
 
-#include "../core/testfs.h"
+#include "testfs_core.h"
 
 extern const struct fuse_lowlevel_ops testfs_ops;
 

@@ -4,7 +4,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "../common/json.h"
+#include "json.h"
 
 static void add_page(struct strbuf *sb, const char *key, uint64_t page)
 {

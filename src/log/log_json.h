@@ -8,8 +8,8 @@
 
 #include <stdint.h>
 
-#include "../common/strbuf.h"
-#include "../../protocol/log_record.h"
+#include "strbuf.h"
+#include "log_record.h"
 
 /*
  * Appends @rec as one JSON object and a newline. @file is the name of the

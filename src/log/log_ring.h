@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../protocol/log_record.h"
+#include "log_record.h"
 
 #define LOG_RING_MIN 16
 #define LOG_RING_MAX (1ull << 30)

@@ -14,11 +14,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../common/array.h"
-#include "../common/path_walk.h"
-#include "../common/strbuf.h"
-#include "../common/text.h"
-#include "../common/thread.h"
+#include "array.h"
+#include "path_walk.h"
+#include "strbuf.h"
+#include "text.h"
+#include "thread.h"
 #include "log_json.h"
 
 /* How often the thread drains the ring without being asked. */
@@ -466,12 +466,7 @@ void log_writer_set_sync(struct log_writer *w, uint64_t (*sync)(void *ctx),
 
 uint64_t log_writer_lost(struct log_writer *w)
 {
-	uint64_t n;
-
-	pthread_mutex_lock(&w->lock);
-	n = w->lost;
-	pthread_mutex_unlock(&w->lock);
-	return n;
+	return locked_read(&w->lock, w->lost);
 }
 
 int log_writer_stop(struct log_writer *w, uint64_t *unwritten)

@@ -32,9 +32,9 @@
 #include <sys/prctl.h>
 #include <time.h>
 
-#include "../common/clock.h"
-#include "../common/json.h"
-#include "../common/thread.h"
+#include "clock.h"
+#include "json.h"
+#include "thread.h"
 
 /* The last stretch before a deadline is spun, not slept. */
 #define SPIN_NS 50000u
@@ -247,12 +247,7 @@ int delay_queue_push(struct delay_queue *q, const struct delayed_reply *r)
 
 size_t delay_queue_pending(struct delay_queue *q)
 {
-	size_t n;
-
-	pthread_mutex_lock(&q->lock);
-	n = q->n;
-	pthread_mutex_unlock(&q->lock);
-	return n;
+	return locked_read(&q->lock, q->n);
 }
 
 size_t delay_queue_release_held(struct delay_queue *q)

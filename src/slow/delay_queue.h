@@ -14,9 +14,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/strbuf.h"
+#include "strbuf.h"
 
-#include "../log/log_ring.h"
+#include "log_ring.h"
 
 struct delay_queue;
 

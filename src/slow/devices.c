@@ -47,7 +47,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/parse.h"
+#include "parse.h"
 #include "units.h"
 
 #define US 1000ull

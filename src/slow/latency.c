@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/parse.h"
+#include "parse.h"
 #include "units.h"
 
 #define MODELS                                                                 \

@@ -98,7 +98,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/strbuf.h"
+#include "strbuf.h"
 
 struct latency_model;
 

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../common/parse.h"
+#include "parse.h"
 #include "units.h"
 
 #define PAGE_MAX (UINT64_MAX >> RULE_PAGE_SHIFT)

@@ -12,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/json.h"
+#include "json.h"
+#include "thread.h"
 #include "rule_index.h"
 #include "units.h"
 
@@ -126,6 +127,21 @@ static int index_target(struct rule_index *ix, const struct rule_target *t,
 			      t->has_pages ? t->last : UINT64_MAX, n);
 }
 
+/*
+ * Appends rule *@r to list @arr of *@n (capacity *@cap) and indexes it
+ * in @ix, under the lock: 0, or -ENOMEM with the list as it was.
+ */
+#define append(arr, n, cap, ix, r)                                             \
+	__extension__({                                                        \
+		int append_ret_ =                                              \
+			grow((void **)&(arr), *(n), (cap), sizeof(*(r)));      \
+		if (!append_ret_)                                              \
+			append_ret_ = index_target((ix), &(r)->target, *(n));  \
+		if (!append_ret_)                                              \
+			(arr)[(*(n))++] = *(r);                                \
+		append_ret_;                                                   \
+	})
+
 int rules_add_latency(struct rule_set *rs, const char *spec, char *err,
 		      size_t errlen)
 {
@@ -136,11 +152,7 @@ int rules_add_latency(struct rule_set *rs, const char *spec, char *err,
 	if (ret)
 		goto out_free;
 	pthread_mutex_lock(&rs->lock);
-	ret = grow((void **)&rs->lat, rs->nlat, &rs->lat_cap, sizeof(r));
-	if (!ret)
-		ret = index_target(&rs->lat_ix, &r.target, rs->nlat);
-	if (!ret)
-		rs->lat[rs->nlat++] = r;
+	ret = append(rs->lat, &rs->nlat, &rs->lat_cap, &rs->lat_ix, &r);
 	pthread_mutex_unlock(&rs->lock);
 	if (!ret)
 		return 0;
@@ -161,14 +173,11 @@ int rules_add_error(struct rule_set *rs, const char *spec, char *err,
 	if (ret)
 		goto out_free;
 	pthread_mutex_lock(&rs->lock);
-	ret = grow((void **)&rs->errs, rs->nerr, &rs->err_cap, sizeof(r));
+	ret = grow((void **)&rs->err_off, rs->nerr, &rs->err_off_cap,
+		   sizeof(*rs->err_off));
 	if (!ret)
-		ret = grow((void **)&rs->err_off, rs->nerr, &rs->err_off_cap,
-			   sizeof(*rs->err_off));
-	if (!ret)
-		ret = index_target(&rs->err_ix, &r.target, rs->nerr);
-	if (!ret)
-		rs->errs[rs->nerr++] = r;
+		ret = append(rs->errs, &rs->nerr, &rs->err_cap, &rs->err_ix,
+			     &r);
 	pthread_mutex_unlock(&rs->lock);
 	if (!ret)
 		return 0;
@@ -188,11 +197,8 @@ int rules_add_pause(struct rule_set *rs, const char *spec, char *err,
 	if (ret)
 		goto out_free;
 	pthread_mutex_lock(&rs->lock);
-	ret = grow((void **)&rs->pauses, rs->npause, &rs->pause_cap, sizeof(r));
-	if (!ret)
-		ret = index_target(&rs->pause_ix, &r.target, rs->npause);
-	if (!ret)
-		rs->pauses[rs->npause++] = r;
+	ret = append(rs->pauses, &rs->npause, &rs->pause_cap, &rs->pause_ix,
+		     &r);
 	pthread_mutex_unlock(&rs->lock);
 	if (!ret)
 		return 0;
@@ -417,10 +423,5 @@ void rules_format_json(struct rule_set *rs, struct strbuf *sb)
 
 uint64_t rules_errors_injected(struct rule_set *rs)
 {
-	uint64_t n;
-
-	pthread_mutex_lock(&rs->lock);
-	n = rs->injected;
-	pthread_mutex_unlock(&rs->lock);
-	return n;
+	return locked_read(&rs->lock, rs->injected);
 }

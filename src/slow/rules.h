@@ -50,7 +50,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/strbuf.h"
+#include "strbuf.h"
 
 struct rule_set;
 

@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "../common/strbuf.h"
+#include "strbuf.h"
 
 /* The longest duration a spec may give, and the longest random delay. */
 #define UNITS_DURATION_MAX (3600ull * 1000000000ull)

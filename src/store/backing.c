@@ -21,7 +21,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "../common/text.h"
+#include "text.h"
 
 /* Largest read served (FUSE_MAX_MAX_PAGES pages of 4 KiB). */
 #define BACKING_READ_MAX (256u * 4096u)

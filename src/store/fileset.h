@@ -15,7 +15,7 @@
 
 #include <testfs/pattern.h>
 
-#include "../../protocol/control_dir.h"
+#include "control_dir.h"
 #include "pattern_gen.h"
 
 #define FILESET_NAME_MAX 255

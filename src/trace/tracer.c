@@ -45,8 +45,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/clock.h"
-#include "common/thread.h"
+#include "clock.h"
+#include "thread.h"
 #include "tracefs.h"
 
 #define DEFAULT_BUFFER_KB 4096u

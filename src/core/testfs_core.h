@@ -19,9 +19,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "../log/log_ring.h"
-#include "../log/log_writer.h"
-#include "../store/fileset.h"
+#include "log_ring.h"
+#include "log_writer.h"
+#include "fileset.h"
 #include "settings.h"
 
 /* Largest read the kernel sends: 256 pages (FUSE_MAX_MAX_PAGES). */
