@@ -194,11 +194,19 @@ case $ver in
 *) base_series=(tracepoints) ;;
 esac
 
-# kernel/SERIES, or kernel/MAJOR.x/SERIES where a source line needs a port
+# kernel/SERIES, or kernel/MAJOR.x/SERIES where a source line needs a port;
+# a series written for one other line only (kernel/7.x/fuse-large-folios)
+# is tried as written, and a hunk that does not apply says why
 series_dir() {
+	local other
 	if [ -d "$here/${ver%%.*}.x/$1" ]; then
 		echo "$here/${ver%%.*}.x/$1"
+	elif [ -d "$here/$1" ]; then
+		echo "$here/$1"
 	else
+		for other in "$here"/*.x/"$1"; do
+			[ -d "$other" ] && echo "$other" && return
+		done
 		echo "$here/$1"
 	fi
 }
@@ -206,6 +214,13 @@ series_dir() {
 for s in "${named[@]}"; do
 	d=$(series_dir "$s")
 	ls "$d"/*.patch >/dev/null 2>&1 || bad "no patch series '$s' in $here"
+	case $d in
+	"$here/$s" | "$here/${ver%%.*}.x/$s") ;;
+	*)
+		line=${d#"$here"/}
+		echo "build.sh: series $s is written for ${line%%/*}; trying it on $ver as written" >&2
+		;;
+	esac
 done
 series=("${base_series[@]}")
 for s in "${named[@]}"; do
