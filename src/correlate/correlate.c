@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,12 @@
 #define PID_SLOTS 64
 /* Access records waiting to be written to the log. */
 #define PEND_MAX 4096
+/* The open folio record's slot in pid_ctx.open, after the access types. */
+#define OPEN_FOLIO 4
+/* pend_write() reads any pending record's end as access.end_ns. */
+_Static_assert(offsetof(struct log_record, folio.end_ns) ==
+		       offsetof(struct log_record, access.end_ns),
+	       "folio and access records end alike");
 /* Reads still unpublished this far behind the newest are given up. */
 #define GIVE_UP_SPAN (1u << 16)
 /* A fault explains a one-page read without a batch this long after it. */
@@ -88,7 +95,8 @@ struct pid_ctx {
 	uint64_t fault_ino;
 	uint64_t fault_index;
 	uint64_t last_access_end;
-	uint64_t open[4]; /* id + 1 of the open access record per type */
+	/* id + 1 of the open record per access type; OPEN_FOLIO: folios */
+	uint64_t open[5];
 };
 
 struct correlator {
@@ -96,6 +104,8 @@ struct correlator {
 	struct tracer *tracer;
 	bool trace_reads;
 	bool have_order; /* the kernel has readahead:page_cache_ra_order */
+	/* ... and filemap:mm_filemap_add_to_page_cache with its order */
+	bool have_folios;
 	/*
 	 * The kernel traces its readahead decisions (sync_ra, async_ra and
 	 * ra_unbounded): only then can a cause be proven. Without them
@@ -315,7 +325,7 @@ static void pend_close_all(struct correlator *c, struct pid_ctx *p)
 {
 	unsigned type;
 
-	for (type = 0; type < 4; type++)
+	for (type = 0; type <= OPEN_FOLIO; type++)
 		pend_close(c, p, type);
 }
 
@@ -753,6 +763,43 @@ static void on_access(struct correlator *c, struct pid_ctx *p,
 		p->last_access_end = ev->ts_ns;
 }
 
+/*
+ * A folio entered the page cache: it joins the task's open folio record
+ * when of the same file and order, right after it, within the merge span.
+ */
+static void on_folio(struct correlator *c, struct pid_ctx *p,
+		     const struct trace_event *ev)
+{
+	uint64_t first = ev->index, id;
+	uint64_t last = first + (1ull << (ev->order < 32 ? ev->order : 31)) - 1;
+	struct log_record *r;
+
+	c->st.folio_events++;
+	r = p->open[OPEN_FOLIO] ? pend_get(c, p->open[OPEN_FOLIO] - 1) : NULL;
+	if (r && r->folio.ino == ev->ino && r->folio.order == ev->order &&
+	    first == r->folio.last + 1 && ev->ts_ns >= r->t_ns &&
+	    ev->ts_ns - r->t_ns <= AGE_MERGE_SPAN_NS) {
+		r->folio.last = last;
+		r->folio.end_ns = ev->ts_ns;
+		r->folio.folios++;
+		return;
+	}
+	pend_close(c, p, OPEN_FOLIO);
+	id = pend_new(c);
+	r = &c->pend[id % PEND_MAX];
+	memset(r, 0, sizeof(*r));
+	r->kind = LOG_FOLIO;
+	r->t_ns = ev->ts_ns;
+	r->folio.ino = ev->ino;
+	r->folio.first = first;
+	r->folio.last = last;
+	r->folio.end_ns = ev->ts_ns;
+	r->folio.pid = (uint32_t)ev->pid;
+	r->folio.order = (uint16_t)ev->order;
+	r->folio.folios = 1;
+	p->open[OPEN_FOLIO] = id + 1;
+}
+
 static void on_event(const struct trace_event *ev, void *arg)
 {
 	struct correlator *c = arg;
@@ -765,6 +812,13 @@ static void on_event(const struct trace_event *ev, void *arg)
 	/* Every read answered before this event can be explained now. */
 	sweep(c, ev->ts_ns, false);
 	p = pid_get(c, ev->pid, ev->ts_ns);
+	if (ev->kind == TRACE_ADD_FOLIO) {
+		/* Not a decision: the folios a decision allocates. */
+		on_folio(c, p, ev);
+		pend_write(c, false);
+		pthread_mutex_unlock(&c->lock);
+		return;
+	}
 	if (p->decision_ts &&
 	    ev->ts_ns - p->decision_ts > DECISION_HORIZON_NS &&
 	    ev->kind != TRACE_MAP_PAGES && ev->kind != TRACE_GET_PAGES) {
@@ -868,6 +922,8 @@ struct correlator *correlator_start(const struct correlator_options *o,
 		pthread_mutex_lock(&c->lock);
 		c->have_order =
 			tracer_kinds(c->tracer) & (1u << TRACE_RA_ORDER);
+		c->have_folios =
+			tracer_kinds(c->tracer) & (1u << TRACE_ADD_FOLIO);
 		set_have_ra(c, tracer_kinds(c->tracer));
 		pthread_mutex_unlock(&c->lock);
 	}
@@ -920,6 +976,11 @@ bool correlator_causes(struct correlator *c, char *why, size_t whylen)
 		snprintf(why, whylen, "%s", c->causes_why);
 	pthread_mutex_unlock(&c->lock);
 	return on;
+}
+
+bool correlator_traces_folios(const struct correlator *c)
+{
+	return c->have_folios;
 }
 
 bool correlator_traces_reads(const struct correlator *c)
