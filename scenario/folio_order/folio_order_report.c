@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "folio_order.h"
+#include "report.h"
 
 static void histogram_list(struct rnode *p, const char *key, const char *label,
 			   const uint64_t *h)
@@ -116,6 +117,12 @@ static void folios(struct scenario_ctx *ctx, const struct folio_result *r)
 	rep_num(sec, "pct_orders_0_1", "pages in orders 0 and 1", r->pct_low, 1,
 		"%");
 	folio_picture(sec, r);
+	if (ctx->html)
+		htmlrep_add_histogram(ctx->html,
+				      "Folios the kernel allocated for the "
+				      "file, per order "
+				      "(mm_filemap_add_to_page_cache)",
+				      "order", r->fo.folios, last + 1);
 }
 
 static void orders(struct scenario_ctx *ctx, const struct folio_result *r)
