@@ -462,7 +462,14 @@ prepare_tree() {
 	rm -rf "$stage" "$stage.all"
 	if [ -n "$seed" ]; then
 		if [ ! -d "$obj" ]; then
-			cp -a "$seed/obj" "$obj.tmp" && mv "$obj.tmp" "$obj"
+			cp -a "$seed/obj" "$obj.tmp" || die "copying $seed/obj failed (disk full?)"
+			# objtool's own build (7.x) names its folders by their
+			# absolute paths in its .cmd files: with the seed's
+			# paths it would be rebuilt, and every object, which
+			# depends on the objtool binary, with it
+			grep -rlF --include='.*.cmd' "$seed/" "$obj.tmp/tools" 2>/dev/null |
+				xargs -r sed -i "s|$seed/|$tree/|g"
+			mv "$obj.tmp" "$obj"
 		fi
 		exec 7>&-
 	fi
