@@ -227,6 +227,18 @@ static void plain_words(struct rnode *plain, const struct folio_result *r)
 		 r->n, (unsigned long long)r->misaligned,
 		 (unsigned long long)r->odd_starts,
 		 (unsigned long long)r->gaps);
+	if (r->odd_starts && !r->defect_kernel && r->fo.max_order > 0)
+		rep_text(
+			plain, "next_miss",
+			"Windows started on odd pages on a kernel without the "
+			"defect patch: on 7.3, page_cache_next_miss() reports "
+			"the first missing page one page late when its scan "
+			"starts inside a large folio (xas_load() on a sibling "
+			"entry leaves the slot at the folio's head while the "
+			"index moves on), so the window after a marker another "
+			"reader set starts one page past the gap, and that page "
+			"is read alone later: story 4's off-by-one, by itself, "
+			"once FUSE has large folios.");
 	if (r->folios_err)
 		rep_text(plain, "orders",
 			 "The folio orders the kernel allocated are not known "
@@ -348,11 +360,11 @@ static void verdicts(struct scenario_ctx *ctx, const struct folio_result *r)
 		table, "2023 off-by-one: window starts",
 		r->defect_kernel
 			? "windows placed after page_cache_next_miss() start "
-			  "one page late: odd, misaligned starts"
-			: "no window starts on an odd page after a full one",
+			  "past the gap: misaligned starts"
+			: "every window starts aligned to the order it asks",
 		obs,
-		r->defect_kernel ? (r->odd_starts ? "matches" : "differs")
-				 : (r->odd_starts ? "differs" : "matches"));
+		r->defect_kernel ? (r->misaligned ? "matches" : "differs")
+				 : (r->misaligned ? "differs" : "matches"));
 	verdict_num(row, "observed_misaligned", r->misaligned);
 	verdict_num(row, "observed_odd_starts", r->odd_starts);
 	report_verdict(table, "VMA-limited", "not modelled (no mapping)", "-",
