@@ -13,9 +13,13 @@
 
 TestSuite(folio_orders, .fini = ra_stop, .timeout = 60);
 
+#define MIXED "mixed.bin" /* a pattern and an access order not chosen */
+#define MIXED_PAGES 4096u /* 16 MiB */
+
 static void start(int trace)
 {
 	static const char *const files[] = { FOLIOS ":4M", "other.bin:1M",
+					     MIXED ":16M:random:20261202",
 					     NULL };
 	struct testfs_config cfg = { 0 };
 
@@ -122,5 +126,77 @@ Test(folio_orders, untraced_log_names_the_missing_event)
 	free(why);
 	cr_assert_eq(testfs_log_folio_orders(NULL, NULL, &o), -EINVAL);
 	cr_assert_eq(testfs_check_folio_order(log, NULL, 0, 1, &why), -EINVAL);
+	testfs_log_free(log);
+}
+
+/* A small xorshift: the same offsets on every run, none of them chosen. */
+static uint64_t next_rand(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/*
+ * Whatever size the kernel's folios have (order 0 on released kernels,
+ * up to a window's order with fuse-large-folios): two readers at
+ * scattered offsets and sizes, each read's bytes verified, then the log
+ * equals the page cache, no page is fetched twice while cached, every
+ * request fits max_pages, and every fetched page entered the cache in a
+ * folio the kernel reported.
+ */
+Test(folio_orders, exact_with_any_folio_size)
+{
+	static char buf[256 * 1024];
+	struct testfs_extents fetched = TESTFS_EXTENTS_INIT;
+	struct testfs_folio_orders o;
+	struct testfs_log *log = NULL;
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	int fd[2];
+	unsigned i;
+
+	start(1);
+	testfs_assert_ok(testfs_cold(fs, MIXED));
+	ra_evictions_start(&ra_evicted, fs, MIXED);
+	for (i = 0; i < 2; i++) {
+		fd[i] = testfs_open(fs, MIXED, O_RDONLY);
+		cr_assert_geq(fd[i], 0);
+	}
+	for (i = 0; i < 200; i++) {
+		uint64_t page = next_rand(&x) % MIXED_PAGES;
+		size_t len = 1 + next_rand(&x) % sizeof(buf);
+		uint64_t off = page * TESTFS_PAGE_SIZE + next_rand(&x) % 4096;
+		uint64_t size = (uint64_t)MIXED_PAGES * TESTFS_PAGE_SIZE;
+		ssize_t got;
+
+		if (off + len > size)
+			len = (size_t)(size - off);
+		got = pread(fd[i & 1], buf, len, (off_t)off);
+		cr_assert_eq(got, (ssize_t)len, "pread %zu at %llu: %zd", len,
+			     (unsigned long long)off, got);
+		cr_assert_eq(testfs_verify("random:20261202", MIXED, off, buf,
+					   len, NULL),
+			     0, "wrong bytes in [%llu, +%zu)",
+			     (unsigned long long)off, len);
+	}
+	close(fd[0]);
+	close(fd[1]);
+	testfs_assert_ok(testfs_settle(fs, 0));
+	testfs_assert_ok(testfs_log_snapshot(fs, &log));
+	ra_evictions_stop(&ra_evicted);
+	ra_assert_consistent_evicting(fs, log, MIXED, 256, &ra_evicted);
+	testfs_assert_ok(testfs_log_fetched(log, MIXED, &fetched));
+	testfs_assert_ok(testfs_log_folio_orders(log, MIXED, &o));
+	cr_assert_geq(o.total_pages, fetched.pages,
+		      "%llu pages in folios, %llu fetched",
+		      (unsigned long long)o.total_pages,
+		      (unsigned long long)fetched.pages);
+	cr_log_info("%s: folios of orders up to %d, %llu pages in order %d",
+		    MIXED, o.max_order,
+		    (unsigned long long)(o.top_order >= 0 ? o.pages[o.top_order]
+							  : 0),
+		    o.top_order);
+	testfs_extents_free(&fetched);
 	testfs_log_free(log);
 }
