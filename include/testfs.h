@@ -33,6 +33,7 @@
 #include <sys/types.h>
 
 #include <testfs/pattern.h>
+#include <testfs/folios.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -194,11 +194,19 @@ case $ver in
 *) base_series=(tracepoints) ;;
 esac
 
-# kernel/SERIES, or kernel/MAJOR.x/SERIES where a source line needs a port
+# kernel/SERIES, or kernel/MAJOR.x/SERIES where a source line needs a port;
+# a series written for one other line only (kernel/7.x/fuse-large-folios)
+# is tried as written, and a hunk that does not apply says why
 series_dir() {
+	local other
 	if [ -d "$here/${ver%%.*}.x/$1" ]; then
 		echo "$here/${ver%%.*}.x/$1"
+	elif [ -d "$here/$1" ]; then
+		echo "$here/$1"
 	else
+		for other in "$here"/*.x/"$1"; do
+			[ -d "$other" ] && echo "$other" && return
+		done
 		echo "$here/$1"
 	fi
 }
@@ -206,6 +214,13 @@ series_dir() {
 for s in "${named[@]}"; do
 	d=$(series_dir "$s")
 	ls "$d"/*.patch >/dev/null 2>&1 || bad "no patch series '$s' in $here"
+	case $d in
+	"$here/$s" | "$here/${ver%%.*}.x/$s") ;;
+	*)
+		line=${d#"$here"/}
+		echo "build.sh: series $s is written for ${line%%/*}; trying it on $ver as written" >&2
+		;;
+	esac
 done
 series=("${base_series[@]}")
 for s in "${named[@]}"; do
@@ -447,7 +462,14 @@ prepare_tree() {
 	rm -rf "$stage" "$stage.all"
 	if [ -n "$seed" ]; then
 		if [ ! -d "$obj" ]; then
-			cp -a "$seed/obj" "$obj.tmp" && mv "$obj.tmp" "$obj"
+			cp -a "$seed/obj" "$obj.tmp" || die "copying $seed/obj failed (disk full?)"
+			# objtool's own build (7.x) names its folders by their
+			# absolute paths in its .cmd files: with the seed's
+			# paths it would be rebuilt, and every object, which
+			# depends on the objtool binary, with it
+			grep -rlF --include='.*.cmd' "$seed/" "$obj.tmp/tools" 2>/dev/null |
+				xargs -r sed -i "s|$seed/|$tree/|g"
+			mv "$obj.tmp" "$obj"
 		fi
 		exec 7>&-
 	fi

@@ -68,6 +68,22 @@ struct testfs_log {
 	size_t nwindows;
 	/* Indices into windows, sorted by id. */
 	size_t *window_by_id;
+	/* Folios added to the page cache (LOG_FOLIO), in log order. */
+	bool folios_traced;
+	struct lib_folio *folios;
+	size_t nfolios;
+	size_t folios_cap;
+	/* testfs_log_folio_orders_why()'s sentence, made on demand. */
+	char *folios_why;
+};
+
+/* One LOG_FOLIO record: @folios folios of 2^@order pages, [first, last]. */
+struct lib_folio {
+	const char *file;
+	uint64_t first;
+	uint64_t last;
+	uint32_t folios;
+	unsigned order;
 };
 
 /* File names by inode number, from .testfs/config (lib/names.c). */
@@ -212,5 +228,11 @@ int lib_check_start(const struct testfs_log *log, const char *name, char **why);
 
 /* Hands @sb to the caller as *@why: 1 (the check failed) or -ENOMEM. */
 int lib_check_fail(struct strbuf *sb, char **why);
+
+/*
+ * Sets log->folios_why when @log has no folio orders (lib/folios.c): 0 or
+ * -ENOMEM.
+ */
+int lib_folios_why(struct testfs_log *log);
 
 #endif

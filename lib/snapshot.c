@@ -143,6 +143,31 @@ static int add_access(struct snapshot_build *b, const struct log_record *in)
 	return 0;
 }
 
+static int add_folio(struct snapshot_build *b, const struct log_record *in)
+{
+	struct testfs_log *log = b->log;
+	struct lib_folio *f;
+
+	if (in->folio.last < in->folio.first)
+		return 0;
+	if (log->nfolios == log->folios_cap) {
+		size_t cap = log->folios_cap ? 2 * log->folios_cap : 64;
+
+		f = realloc(log->folios, cap * sizeof(*f));
+		if (!f)
+			return -ENOMEM;
+		log->folios = f;
+		log->folios_cap = cap;
+	}
+	f = &log->folios[log->nfolios++];
+	f->file = lib_name_of(b->names, in->folio.ino);
+	f->first = in->folio.first;
+	f->last = in->folio.last;
+	f->folios = in->folio.folios;
+	f->order = in->folio.order;
+	return 0;
+}
+
 static int cmp_access(const void *x, const void *y)
 {
 	const struct access_entry *a = x, *b = y;
@@ -240,6 +265,8 @@ static int add_record(struct snapshot_build *b, const struct log_record *in)
 	case LOG_ACCESS:
 		/* Kept apart: testfs_log_at() lists reads and marks only. */
 		return add_access(b, in);
+	case LOG_FOLIO:
+		return add_folio(b, in);
 	default:
 		/* A kind this library does not know yet. */
 		return 0;
@@ -351,6 +378,8 @@ int testfs_log_snapshot(struct testfs_mount *fs, struct testfs_log **out)
 	log->lost = hdr.lost;
 	log->traced = (hdr.flags & LOG_BIN_TRACED) != 0;
 	log->reads_traced = (hdr.flags & LOG_BIN_TRACE_READS) != 0;
+	log->folios_traced =
+		log->traced && (hdr.flags & LOG_BIN_TRACE_FOLIOS) != 0;
 	if (!log->traced) {
 		log->trace_why = lib_trace_why(&trace);
 		if (!log->trace_why) {
@@ -375,6 +404,8 @@ int testfs_log_snapshot(struct testfs_mount *fs, struct testfs_log **out)
 	err = adopt_strings(&b, &names);
 	if (!err)
 		err = adopt_access(&b);
+	if (!err)
+		err = lib_folios_why(log);
 	if (!err)
 		err = lib_index_windows(log);
 	if (err)
@@ -410,6 +441,8 @@ void testfs_log_free(struct testfs_log *log)
 	free(log->recs);
 	free(log->access);
 	free(log->trace_why);
+	free(log->folios);
+	free(log->folios_why);
 	lib_free_windows(log);
 	free(log);
 }

@@ -171,7 +171,7 @@ int bins_find(struct bins *b, char *why, size_t whylen)
 	static const char *const suite[] = {
 		"ra_read_ramp", "ra_mmap_readaround", "ra_madvise",
 		"ra_fadvise",	"ra_mprotect_split",  "ra_congestion",
-		"ra_causes",
+		"ra_causes",	"ra_folio_orders",
 	};
 	char exe[PATH_MAX], dir[PATH_MAX - 64], data[PATH_MAX - 64];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);

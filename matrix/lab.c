@@ -9,6 +9,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <glob.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,6 +99,21 @@ static bool series_exists_for(const char *kdir, const char *ver,
 	if (!d) {
 		snprintf(p, sizeof(p), "%s/%s", kdir, name);
 		d = opendir(p);
+	}
+	if (!d) {
+		/*
+		 * A series of one other line only (7.x/fuse-large-folios):
+		 * build.sh tries it as written and names the hunk that does
+		 * not apply.
+		 */
+		glob_t g;
+
+		snprintf(p, sizeof(p), "%s/*.x/%s", kdir, name);
+		if (glob(p, GLOB_ONLYDIR, NULL, &g) == 0) {
+			if (g.gl_pathc)
+				d = opendir(g.gl_pathv[0]);
+			globfree(&g);
+		}
 	}
 	if (!d)
 		return false;

@@ -15,6 +15,7 @@ enum log_kind {
 	LOG_READ = 1,
 	LOG_MARK = 2,
 	LOG_ACCESS = 3, /* pages the kernel accessed (kernel correlation) */
+	LOG_FOLIO = 4,	/* folios the kernel added to the page cache */
 };
 
 #define LOG_MARK_MAX 103
@@ -145,6 +146,24 @@ struct log_record {
 			uint32_t late;	 /* events that waited on a read */
 		} access;
 		struct {
+			/*
+			 * Folios of one order that one task added to the
+			 * page cache of one file (filemap:
+			 * mm_filemap_add_to_page_cache), adjacent, within
+			 * 1 ms: pages [first, last] in `folios` folios of
+			 * 2^order pages each. Readers that do not know
+			 * this kind skip it.
+			 */
+			uint64_t ino;
+			uint64_t first;
+			uint64_t last;
+			uint64_t end_ns; /* time of the last folio */
+			uint32_t pid;
+			uint16_t order;
+			uint16_t reserved;
+			uint32_t folios;
+		} folio;
+		struct {
 			char text[LOG_MARK_MAX + 1]; /* NUL-terminated */
 		} mark;
 	};
@@ -176,6 +195,8 @@ struct log_bin_header {
 #define LOG_BIN_TRACED 0x1
 /* ... and followed read(2) page-cache lookups too (--trace-reads). */
 #define LOG_BIN_TRACE_READS 0x2
+/* ... and folios entering the page cache with their order (LOG_FOLIO). */
+#define LOG_BIN_TRACE_FOLIOS 0x4
 
 _Static_assert(sizeof(struct log_bin_header) == 64, "64-byte header");
 

@@ -207,6 +207,21 @@ static void add_data(struct strbuf *sb, const struct htmlrep *r)
 		add_jstr(sb, r->verdicts[i].verdict);
 		strbuf_adds(sb, "]");
 	}
+	/* [title, label, [counts...]] */
+	strbuf_adds(sb, "],\"hists\":[");
+	for (i = 0; i < r->nhists; i++) {
+		size_t k;
+
+		strbuf_adds(sb, i ? ",[" : "[");
+		add_jstr(sb, r->hists[i].title);
+		strbuf_adds(sb, ",");
+		add_jstr(sb, r->hists[i].label);
+		strbuf_adds(sb, ",[");
+		for (k = 0; k < r->hists[i].n; k++)
+			strbuf_addf(sb, "%s%" PRIu64, k ? "," : "",
+				    r->hists[i].counts[k]);
+		strbuf_adds(sb, "]]");
+	}
 	strbuf_adds(sb, "]}");
 }
 

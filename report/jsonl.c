@@ -359,6 +359,9 @@ static int load_object(struct loader *l)
 		return l->why[0] ? -EPROTO
 				 : htmlrep_add_mark(l->r, seq, t_ns, file);
 	}
+	/* Folios entering the page cache: not drawn on the timeline. */
+	if (find(l->o, "folios"))
+		return 0;
 	if ((m = find(l->o, "access"))) {
 		const char *type = need_s(l, "access");
 

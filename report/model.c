@@ -42,6 +42,12 @@ void htmlrep_free(struct htmlrep *r)
 		free(r->verdicts[i].verdict);
 	}
 	free(r->verdicts);
+	for (i = 0; i < r->nhists; i++) {
+		free(r->hists[i].title);
+		free(r->hists[i].label);
+		free(r->hists[i].counts);
+	}
+	free(r->hists);
 	htmlrep_init(r);
 }
 
@@ -343,4 +349,28 @@ size_t htmlrep_window_count(const struct htmlrep *r)
 			distinct++;
 	free(ids);
 	return distinct;
+}
+
+int htmlrep_add_histogram(struct htmlrep *r, const char *title,
+			  const char *label, const uint64_t *counts, size_t n)
+{
+	struct htmlrep_hist *h;
+
+	if (grow(&r->hists, r->nhists, sizeof(*r->hists)))
+		return -ENOMEM;
+	h = &r->hists[r->nhists];
+	memset(h, 0, sizeof(*h));
+	h->counts = malloc((n ? n : 1) * sizeof(*h->counts));
+	if (!h->counts || set_str(&h->title, title) ||
+	    set_str(&h->label, label)) {
+		free(h->counts);
+		free(h->title);
+		free(h->label);
+		return -ENOMEM;
+	}
+	if (n)
+		memcpy(h->counts, counts, n * sizeof(*counts));
+	h->n = n;
+	r->nhists++;
+	return 0;
 }

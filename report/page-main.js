@@ -98,6 +98,24 @@ function seqNote() {
 		' between #' + lo + ' and #' + hi + '.';
 }
 
+/* Bars of @counts (log scale would hide the story: linear, like the
+ * 2023 report's), each labelled "@label i" and its count. */
+function histogram(parent, label, counts) {
+	var most = Math.max.apply(null, counts.concat([1]));
+	var row = 18, w = 640, left = 110, right = 120;
+	var s = svg('svg', { 'class': 'hist', width: w,
+		height: row * counts.length + 4 }, parent);
+	counts.forEach(function (c, i) {
+		var y = 2 + row * i, len = (w - left - right) * c / most;
+		var t = svg('text', { x: 0, y: y + 13 }, s);
+		t.textContent = label + ' ' + i;
+		svg('rect', { 'class': 'bar', x: left, y: y + 2,
+			width: Math.max(len, c ? 1 : 0), height: row - 4 }, s);
+		t = svg('text', { x: left + len + 6, y: y + 13 }, s);
+		t.textContent = String(c);
+	});
+}
+
 function verdictsTable(parent) {
 	var trs = table(parent, ['policy', 'expected', 'observed', 'verdict'],
 		D.verdicts, [0, 1, 2, 3]);
@@ -353,6 +371,10 @@ function main() {
 				html('p', { 'class': 'note' }, n, root);
 		});
 	}
+	(D.hists || []).forEach(function (h) {
+		html('h2', {}, h[0], root);
+		histogram(root, h[1], h[2]);
+	});
 	if (D.notes.length) {
 		html('h2', {}, 'In plain words', root);
 		D.notes.forEach(function (n) {

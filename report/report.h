@@ -116,6 +116,14 @@ struct htmlrep_verdict {
 	char *verdict;
 };
 
+/* A histogram the page draws as bars: counts[i] over label i. */
+struct htmlrep_hist {
+	char *title;
+	char *label; /* what i is ("folio order") */
+	uint64_t *counts;
+	size_t n;
+};
+
 struct htmlrep {
 	char *title;
 	/* One line under the title: kernel, knobs ("" if none). */
@@ -135,6 +143,8 @@ struct htmlrep {
 	size_t nmarks;
 	struct htmlrep_verdict *verdicts;
 	size_t nverdicts;
+	struct htmlrep_hist *hists;
+	size_t nhists;
 	/* Records the log lost (its ring overflowed); shown as a warning. */
 	uint64_t lost;
 	/* The mount's read_ahead_kb, 0 unknown: the page compares windows. */
@@ -150,6 +160,12 @@ int htmlrep_set_title(struct htmlrep *r, const char *title);
 int htmlrep_set_subtitle(struct htmlrep *r, const char *subtitle);
 /** Adds a paragraph of plain words (copied). */
 int htmlrep_add_note(struct htmlrep *r, const char *text);
+/**
+ * Adds a histogram drawn as bars (copied): @counts[i] for i = 0 ..
+ * @n - 1, each bar labelled "@label i". @return 0 or -ENOMEM.
+ */
+int htmlrep_add_histogram(struct htmlrep *r, const char *title,
+			  const char *label, const uint64_t *counts, size_t n);
 
 /**
  * The index of file @name, added with @pages (0: unknown) if it is new;

@@ -137,7 +137,8 @@ static void count_log(const char *log, double *pages, double *reads)
 		if (strstr(line, "\"mark\":\"startup end\""))
 			break;
 		if (!in || strstr(line, "\"mark\"") ||
-		    strstr(line, "\"access\"") || strstr(line, "\"direct\"") ||
+		    strstr(line, "\"access\"") || strstr(line, "\"folios\"") ||
+		    strstr(line, "\"direct\"") ||
 		    !json_number(line, "page", &page) ||
 		    !json_number(line, "pages", &n))
 			continue;

@@ -585,6 +585,13 @@ Test(scenario, folio_order_numbers_equal_the_log)
 	/* The whole file was read: every page fetched once. */
 	cr_assert_eq(c.pages, 2048);
 	cr_assert_gt(num(&r, "alignment.windows"), 0);
+	/* The folios the kernel added hold every page read (and any page
+	 * read again after an eviction). */
+	if (strstr(r.out, "\"folios\":{\"available\":true"))
+		cr_assert_geq(num(&r, "folios.total_pages"), 2048);
+	else
+		cr_assert(strstr(r.out, "mm_filemap_add_to_page_cache"),
+			  "no folio orders, and no word why: %.3000s", r.out);
 	result_free(&r);
 }
 

@@ -201,6 +201,31 @@ static const char fmt_no_dev[] =
 	"\tfield:unsigned long i_ino;\toffset:8;\tsize:8;\tsigned:0;\n"
 	"\tfield:unsigned long index;\toffset:16;\tsize:8;\tsigned:0;\n";
 
+/* 6.18's and 7.3's, as this machine's tracefs shows it. */
+static const char fmt_add_folio[] =
+	"name: mm_filemap_add_to_page_cache\n"
+	"ID: 600\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\tfield:unsigned long pfn;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned long i_ino;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned long index;\toffset:24;\tsize:8;\tsigned:0;\n"
+	"\tfield:dev_t s_dev;\toffset:32;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned char order;\toffset:36;\tsize:1;\tsigned:0;\n";
+
+/* An older kernel's: no order. */
+static const char fmt_add_folio_no_order[] =
+	"name: mm_filemap_add_to_page_cache\n"
+	"ID: 600\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\tfield:unsigned long pfn;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned long i_ino;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned long index;\toffset:24;\tsize:8;\tsigned:0;\n"
+	"\tfield:dev_t s_dev;\toffset:32;\tsize:4;\tsigned:0;\n";
+
 static void parse(const char *text, struct trace_format *fmt)
 {
 	cr_assert_eq(trace_format_parse(text, fmt), 0, "format not parsed");
@@ -538,7 +563,10 @@ Test(decode, kind_names)
 
 	for (k = 0; k < TRACE_KIND_COUNT; k++)
 		cr_assert_eq(trace_kind_from_name(trace_kind_name(k)), (int)k);
-	cr_assert_eq(trace_kind_from_name("mm_filemap_add_to_page_cache"), -1);
+	cr_assert_eq(trace_kind_from_name("mm_filemap_delete_from_page_cache"),
+		     -1);
+	cr_assert_str_eq(trace_kind_name(TRACE_ADD_FOLIO),
+			 "mm_filemap_add_to_page_cache");
 	cr_assert_str_eq(trace_kind_system(TRACE_MAP_PAGES), "filemap");
 	cr_assert_str_eq(trace_kind_name(99), "?");
 }
@@ -912,4 +940,38 @@ Test(tracer, stale_instance_names)
 	/* pid 1 exists; without the instance directory it is not stale. */
 	cr_assert_not(
 		tracefs_instance_is_stale("/nonexistent", "testfs-1", NULL));
+}
+
+Test(decode, add_folio_needs_its_order)
+{
+	struct trace_decoder d = { 0 };
+	struct trace_event ev = { 0 };
+	struct trace_format f;
+	uint8_t rec[40] = { 0 };
+	uint64_t ino = 9, index = 64;
+	uint32_t dev = trace_kdev(0, 42);
+	char why[128] = "";
+
+	parse(fmt_add_folio_no_order, &f);
+	cr_assert_eq(
+		trace_decoder_add(&d, TRACE_ADD_FOLIO, &f, why, sizeof(why)),
+		-EINVAL);
+	cr_assert(strstr(why, "no field order"), "%s", why);
+	cr_assert_eq(d.n, 0);
+	parse(fmt_add_folio, &f);
+	cr_assert_eq(
+		trace_decoder_add(&d, TRACE_ADD_FOLIO, &f, why, sizeof(why)), 0,
+		"%s", why);
+	rec[0] = 600 & 0xff;
+	rec[1] = 600 >> 8;
+	memcpy(rec + 16, &ino, 8);
+	memcpy(rec + 24, &index, 8);
+	memcpy(rec + 32, &dev, 4);
+	rec[36] = 5;
+	cr_assert_eq(trace_decode(&d, rec, sizeof(rec), &ev), 0);
+	cr_assert_eq(ev.kind, TRACE_ADD_FOLIO);
+	cr_assert_eq(ev.ino, 9);
+	cr_assert_eq(ev.index, 64);
+	cr_assert_eq(ev.order, 5);
+	cr_assert(ev.fields & TRACE_F_ORDER);
 }

@@ -224,6 +224,29 @@ static inline int testfs_policy_warn_only(void)
 }
 
 /**
+ * At least @Percent percent of the pages of @Name that entered the page
+ * cache did so in folios of order @Order (testfs/folios.h): "most of this
+ * file was read in order-5 folios" is (Log, "big.bin", 5, 51). On failure:
+ *
+ *     big.bin: 18% of the 65536 pages that entered the page cache were
+ *     in order-5 folios, expected at least 51%: order 0: 2048 folios
+ *     (2048 pages), order 2: 4096 (16384 pages), ...
+ *
+ * A log without folio orders fails and names the kernel event missing:
+ *
+ *     big.bin: no folio orders in this log: the kernel event
+ *     filemap:mm_filemap_add_to_page_cache (...) was not followed: ...
+ */
+#define testfs_assert_folio_order(Log, Name, Order, Percent)                   \
+	TESTFS_CR_CHECK_(cr_assert_fail,                                       \
+			 testfs_check_folio_order(Log, Name, Order, Percent,   \
+						  &testfs_why_))
+#define testfs_expect_folio_order(Log, Name, Order, Percent)                   \
+	TESTFS_CR_CHECK_(cr_expect_fail,                                       \
+			 testfs_check_folio_order(Log, Name, Order, Percent,   \
+						  &testfs_why_))
+
+/**
  * A kernel policy's prediction: when @Cond is false, reports
  * "kernel policy differs (@Policy): expected @Expected, observed ..."
  * with the rest formatted like printf.

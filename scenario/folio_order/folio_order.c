@@ -17,10 +17,20 @@
 #define FILE_NAME "long.bin"
 
 static const struct param_def params[] = {
-	{ "size", PARAM_SIZE, "256M", "8M", "file size, read whole in order",
+	{ "size", PARAM_SIZE, "64M", "8M", "file size, read whole in order",
 	  1ull << 20, 1ull << 40, NULL },
-	{ "ra", PARAM_UINT, "1024", NULL, "read_ahead_kb of the mount", 4,
-	  1048576, NULL },
+	{ "ra", PARAM_UINT, "128", NULL,
+	  "read_ahead_kb of the mount (128: order-5 windows, as in the 2023 "
+	  "report)",
+	  4, 1048576, NULL },
+	{ "readers", PARAM_UINT, "2", NULL,
+	  "readers of the file, taking turns (2: each hits the other's "
+	  "readahead markers, the path of page_cache_next_miss())",
+	  1, 2, NULL },
+	{ "lead", PARAM_UINT, "0", NULL,
+	  "pages a reader reads past the other before it stops (0: twice the "
+	  "readahead window)",
+	  0, 1u << 30, NULL },
 	{ "block", PARAM_SIZE, "4K", NULL, "read(2) size", 4096, 1u << 24,
 	  NULL },
 	{ "model", PARAM_MODEL, "none", NULL,
@@ -119,6 +129,47 @@ static void align_windows(struct folio_result *r)
 	}
 }
 
+/* The folio histogram's shares: the window's order, 2 to below, 0-1. */
+static void folio_shares(struct folio_result *r)
+{
+	const struct testfs_folio_orders *o = &r->fo;
+	uint64_t top = 0, mid = 0, low = 0;
+	unsigned k;
+
+	r->top = ilog2_u64(r->s->ra_pages ? r->s->ra_pages : 1);
+	if (!o->total_pages)
+		return;
+	for (k = 0; k < TESTFS_FOLIO_ORDERS; k++) {
+		if (k >= r->top && k >= 2)
+			top += o->pages[k];
+		else if (k >= 2)
+			mid += o->pages[k];
+		else
+			low += o->pages[k];
+	}
+	r->pct_top = 100.0 * (double)top / (double)o->total_pages;
+	r->pct_mid = 100.0 * (double)mid / (double)o->total_pages;
+	r->pct_low = 100.0 * (double)low / (double)o->total_pages;
+}
+
+/* Windows whose folios cannot start at the order they ask for. */
+static void count_misaligned(struct folio_result *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++) {
+		const struct folio_window *w = &r->w[i];
+		unsigned need = ilog2_u64(w->size);
+
+		if (w->order >= 0 && (unsigned)w->order < need)
+			need = (unsigned)w->order;
+		if (w->start & ((1ull << need) - 1))
+			r->misaligned++;
+		if (w->start & 1)
+			r->odd_starts++;
+	}
+}
+
 /* The most common orders asked for and allocated (tracing). */
 static void most_common_orders(struct folio_result *r)
 {
@@ -174,7 +225,13 @@ static void analyse(struct folio_result *r)
 		most_common_orders(r);
 	collect_windows(r);
 	align_windows(r);
-	model_windows(r);
+	count_misaligned(r);
+	r->folios_err = testfs_log_folio_orders(r->log, r->s->file, &r->fo);
+	r->folios_why = testfs_log_folio_orders_why(r->log);
+	folio_shares(r);
+	r->defect_kernel = strstr(r->s->kernel, "next-miss-off-by-one") != NULL;
+	if (r->readers == 1)
+		model_windows(r);
 }
 
 static void result_free(struct folio_result *r)
@@ -186,14 +243,61 @@ static void result_free(struct folio_result *r)
 	free(r->w);
 }
 
+/*
+ * Reads the file whole: one reader in order, or two readers (two opens,
+ * each with its own readahead state) taking turns, each reading until it
+ * is @lead pages past the other. The one that catches up walks into the
+ * other's last window and hits its marker, which its own state did not
+ * expect: page_cache_async_ra() then finds the window's start with
+ * page_cache_next_miss(), the path of the 2023 off-by-one.
+ */
+static int read_turns(const char *const *names, struct testfs_mount *fs,
+		      unsigned readers, uint64_t size, uint64_t block,
+		      uint64_t lead, char *buf)
+{
+	uint64_t pos[2] = { 0, 0 };
+	int fd[2] = { -1, -1 }, err = 0;
+	unsigned i, cur = 0;
+
+	for (i = 0; i < readers; i++) {
+		fd[i] = testfs_open(fs, names[0], O_RDONLY);
+		if (fd[i] < 0)
+			err = fd[i];
+	}
+	while (!err && (pos[0] < size || (readers > 1 && pos[1] < size))) {
+		uint64_t other = readers > 1 ? pos[1 - cur] : size;
+		uint64_t stop = other + lead < size ? other + lead : size;
+
+		if (readers == 1)
+			stop = size;
+		while (!err && pos[cur] < stop) {
+			ssize_t got =
+				pread(fd[cur], buf, block, (off_t)pos[cur]);
+
+			if (got <= 0)
+				err = got < 0 ? -errno : -EIO;
+			else
+				pos[cur] += (uint64_t)got;
+		}
+		if (readers > 1)
+			cur = 1 - cur;
+	}
+	for (i = 0; i < readers; i++)
+		if (fd[i] >= 0)
+			close(fd[i]);
+	return err;
+}
+
 static int folio_order_run(struct scenario_ctx *ctx)
 {
-	uint64_t block = param_u(ctx, "block"), size, t0, ns, off;
+	uint64_t block = param_u(ctx, "block"), size, t0, ns, lead;
+	unsigned readers = (unsigned)param_u(ctx, "readers");
 	struct read_list reads = { 0 };
 	struct testfs_log *log = NULL;
+	const char *names[1];
 	struct session *s;
-	int err, fd;
 	char *buf;
+	int err;
 
 	err = session_start(ctx, &s, FILE_NAME, param_u(ctx, "size"),
 			    (unsigned)param_u(ctx, "ra"),
@@ -205,26 +309,23 @@ static int folio_order_run(struct scenario_ctx *ctx)
 	err = session_phase(ctx, s, "read");
 	if (err)
 		goto out;
+	lead = param_u(ctx, "lead");
+	if (!lead)
+		lead = 2ull * s->ra_pages;
+	lead *= TESTFS_PAGE_SIZE;
 	buf = malloc(block);
-	fd = testfs_open(s->fs, s->file, O_RDONLY);
-	if (!buf || fd < 0) {
-		free(buf);
-		if (fd >= 0)
-			close(fd);
-		err = scenario_fail(ctx, fd < 0 ? fd : -ENOMEM, "open");
+	if (!buf) {
+		err = scenario_fail(ctx, -ENOMEM, "read buffer");
 		goto out;
 	}
-	progress("folio-order: reading %llu MiB in %llu KiB blocks",
+	progress("folio-order: %u reader%s of %llu MiB in %llu KiB blocks",
+		 readers, readers > 1 ? "s" : "",
 		 (unsigned long long)(size >> 20),
 		 (unsigned long long)(block >> 10));
+	names[0] = s->file;
 	t0 = now_ns();
-	for (off = 0; off < size; off += block)
-		if (read(fd, buf, block) <= 0) {
-			err = -EIO;
-			break;
-		}
+	err = read_turns(names, s->fs, readers, size, block, lead, buf);
 	ns = now_ns() - t0;
-	close(fd);
 	free(buf);
 	if (err) {
 		err = scenario_fail(ctx, err, "read");
@@ -240,6 +341,8 @@ static int folio_order_run(struct scenario_ctx *ctx)
 			.reads = &reads,
 			.block = block,
 			.ns = ns,
+			.readers = readers,
+			.lead = lead / TESTFS_PAGE_SIZE,
 		};
 
 		analyse(&r);
@@ -254,17 +357,22 @@ out:
 
 const struct scenario folio_order_scenario = {
 	.name = "folio-order",
-	.summary = "a long sequential read: folio orders and window alignment "
-		   "(drift)",
+	.summary = "two readers of one file: the folio orders the kernel "
+		   "allocated and the windows' alignment",
 	.description =
 		"Story 4 of READAHEAD.md: an off-by-one in "
 		"page_cache_next_miss() moved ra->start by a page per window; "
 		"windows lost their alignment and large folios gave way to "
-		"small ones (20% slower). Reads a 256 MiB file in order "
-		"(read_ahead_kb 1024, 4 KiB reads) and reports the folio order "
-		"histograms from kernel tracing (when available) and each "
-		"window's start and end relative to its own size as lines of "
-		"numbers, where a drift would show as a count going up by one.",
+		"small ones (20% slower). Two readers of a 64 MiB file take "
+		"turns (read_ahead_kb 128, 4 KiB reads), each reading two "
+		"windows past the other, so each hits the other's readahead "
+		"marker and the kernel places the next window with "
+		"page_cache_next_miss(). Reports the folio orders the kernel "
+		"allocated (filemap:mm_filemap_add_to_page_cache), the "
+		"windows' starts and alignment, the FUSE request sizes and the "
+		"throughput, and whether the story's claim (orders shift from "
+		"order 5 to orders 2-4) holds. FUSE has large folios only on "
+		"the lab kernels with fuse-large-folios.",
 	.params = params,
 	.run = folio_order_run,
 };

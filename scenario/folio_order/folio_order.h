@@ -52,6 +52,31 @@ struct folio_result {
 	uint64_t drifting;
 	int64_t last_drift;
 
+	/* The workload: readers taking turns, each going lead pages ahead. */
+	unsigned readers;
+	uint64_t lead;
+
+	/*
+	 * The folios the kernel added to the file's page cache (its
+	 * filemap:mm_filemap_add_to_page_cache events): folios_err 0, or
+	 * -ENODATA with folios_why saying which events were missing.
+	 */
+	int folios_err;
+	const char *folios_why;
+	struct testfs_folio_orders fo;
+	/* The window's order: ilog2(ra_pages), what a steady window asks. */
+	unsigned top;
+	/* Percent of the pages in folios of order top (and larger), of
+	 * orders 2 to top - 1, and of orders 0 and 1. */
+	double pct_top, pct_mid, pct_low;
+	/* Traced windows whose start is not a multiple of 2^(the order
+	 * their start and size would allow at best): they begin with small
+	 * folios. odd: starting on an odd page. */
+	uint64_t misaligned;
+	uint64_t odd_starts;
+	/* The kernel carries the lab defect (its release says so). */
+	bool defect_kernel;
+
 	/* The model's windows for the current kernel (model_ok). */
 	bool model_ok;
 	bool model_same;

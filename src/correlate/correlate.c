@@ -277,6 +277,44 @@ static void on_access(struct correlator *c, struct pid_ctx *p,
 		p->last_access_end = ev->ts_ns;
 }
 
+/*
+ * A folio entered the page cache: it joins the task's open folio record
+ * when of the same file and order, right after it, within the merge span.
+ */
+static void on_folio(struct correlator *c, struct pid_ctx *p,
+		     const struct trace_event *ev)
+{
+	uint64_t first = ev->index, id;
+	uint64_t last = first + (1ull << (ev->order < 32 ? ev->order : 31)) - 1;
+	struct log_record *r;
+
+	c->st.folio_events++;
+	r = p->open[OPEN_FOLIO] ? corr_pend_get(c, p->open[OPEN_FOLIO] - 1)
+				: NULL;
+	if (r && r->folio.ino == ev->ino && r->folio.order == ev->order &&
+	    first == r->folio.last + 1 && ev->ts_ns >= r->t_ns &&
+	    ev->ts_ns - r->t_ns <= AGE_MERGE_SPAN_NS) {
+		r->folio.last = last;
+		r->folio.end_ns = ev->ts_ns;
+		r->folio.folios++;
+		return;
+	}
+	corr_pend_close(c, p, OPEN_FOLIO);
+	id = corr_pend_new(c);
+	r = &c->pend[id % PEND_MAX];
+	memset(r, 0, sizeof(*r));
+	r->kind = LOG_FOLIO;
+	r->t_ns = ev->ts_ns;
+	r->folio.ino = ev->ino;
+	r->folio.first = first;
+	r->folio.last = last;
+	r->folio.end_ns = ev->ts_ns;
+	r->folio.pid = (uint32_t)ev->pid;
+	r->folio.order = (uint16_t)ev->order;
+	r->folio.folios = 1;
+	p->open[OPEN_FOLIO] = id + 1;
+}
+
 static void on_event(const struct trace_event *ev, void *arg)
 {
 	struct correlator *c = arg;
@@ -289,6 +327,13 @@ static void on_event(const struct trace_event *ev, void *arg)
 	/* Every read answered before this event can be explained now. */
 	corr_sweep(c, ev->ts_ns, false);
 	p = corr_pid_get(c, ev->pid, ev->ts_ns);
+	if (ev->kind == TRACE_ADD_FOLIO) {
+		/* Not a decision: the folios a decision allocates. */
+		on_folio(c, p, ev);
+		corr_pend_write(c, false);
+		pthread_mutex_unlock(&c->lock);
+		return;
+	}
 	if (p->decision_ts &&
 	    ev->ts_ns - p->decision_ts > DECISION_HORIZON_NS &&
 	    ev->kind != TRACE_MAP_PAGES && ev->kind != TRACE_GET_PAGES) {
@@ -392,6 +437,8 @@ struct correlator *correlator_start(const struct correlator_options *o,
 		pthread_mutex_lock(&c->lock);
 		c->have_order =
 			tracer_kinds(c->tracer) & (1u << TRACE_RA_ORDER);
+		c->have_folios =
+			tracer_kinds(c->tracer) & (1u << TRACE_ADD_FOLIO);
 		set_have_ra(c, tracer_kinds(c->tracer));
 		pthread_mutex_unlock(&c->lock);
 	}
@@ -444,6 +491,11 @@ bool correlator_causes(struct correlator *c, char *why, size_t whylen)
 		snprintf(why, whylen, "%s", c->causes_why);
 	pthread_mutex_unlock(&c->lock);
 	return on;
+}
+
+bool correlator_traces_folios(const struct correlator *c)
+{
+	return c->have_folios;
 }
 
 bool correlator_traces_reads(const struct correlator *c)

@@ -92,6 +92,7 @@ struct correlator_stats {
 	uint64_t reads_by_cause[LOG_CAUSE_COUNT];
 	uint64_t access_records;
 	uint64_t access_events;
+	uint64_t folio_events; /* folios added to the page cache */
 	uint64_t late_accesses;
 	uint64_t late_reads;
 	uint64_t given_up; /* reads left unattributed: in flight too long */
@@ -136,6 +137,11 @@ bool correlator_causes(struct correlator *c, char *why, size_t whylen);
 
 /* Whether read(2) lookups are followed (correlator_options.trace_reads). */
 bool correlator_traces_reads(const struct correlator *c);
+/*
+ * Whether folios entering the page cache are followed with their order
+ * (filemap:mm_filemap_add_to_page_cache): LOG_FOLIO records.
+ */
+bool correlator_traces_folios(const struct correlator *c);
 
 /* The tracer's one-line description (instance, events, filters). */
 int correlator_describe(struct correlator *c, char *buf, size_t len);

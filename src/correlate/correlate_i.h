@@ -23,6 +23,8 @@
 #define PID_SLOTS 64
 /* Access records waiting to be written to the log. */
 #define PEND_MAX 4096
+/* The open folio record's slot in pid_ctx.open, after the access types. */
+#define OPEN_FOLIO 4
 /* Reads still unpublished this far behind the newest are given up. */
 #define GIVE_UP_SPAN (1u << 16)
 /* A fault explains a one-page read without a batch this long after it. */
@@ -85,7 +87,8 @@ struct pid_ctx {
 	uint64_t fault_ino;
 	uint64_t fault_index;
 	uint64_t last_access_end;
-	uint64_t open[4]; /* id + 1 of the open access record per type */
+	/* id + 1 of the open record per access type; OPEN_FOLIO: folios */
+	uint64_t open[5];
 };
 
 struct correlator {
@@ -93,6 +96,8 @@ struct correlator {
 	struct tracer *tracer;
 	bool trace_reads;
 	bool have_order; /* the kernel has readahead:page_cache_ra_order */
+	/* ... and filemap:mm_filemap_add_to_page_cache with its order */
+	bool have_folios;
 	/*
 	 * The kernel traces its readahead decisions (sync_ra, async_ra and
 	 * ra_unbounded): only then can a cause be proven. Without them

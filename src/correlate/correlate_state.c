@@ -6,6 +6,7 @@
  * (sweep). Called under the correlator's mutex.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,11 @@
 #include "clock.h"
 #include "correlate_i.h"
 #include "page_age.h"
+
+/* corr_pend_write() reads any pending record's end as access.end_ns. */
+_Static_assert(offsetof(struct log_record, folio.end_ns) ==
+		       offsetof(struct log_record, access.end_ns),
+	       "folio and access records end alike");
 
 /* ---- per-inode state ---- */
 
@@ -200,7 +206,7 @@ void corr_pend_close_all(struct correlator *c, struct pid_ctx *p)
 {
 	unsigned type;
 
-	for (type = 0; type < 4; type++)
+	for (type = 0; type <= OPEN_FOLIO; type++)
 		corr_pend_close(c, p, type);
 }
 

@@ -50,7 +50,7 @@ static void json_visit(void *arg, const struct log_record *rec)
 
 	if (rec->kind == LOG_READ)
 		file = name_of(c->t, rec->read.ino);
-	else if (rec->kind == LOG_ACCESS)
+	else if (rec->kind == LOG_ACCESS || rec->kind == LOG_FOLIO)
 		file = name_of(c->t, rec->access.ino);
 	log_json_record(c->sb, rec, file, c->t->page_size);
 	c->count++;
@@ -104,6 +104,8 @@ static void render_log_bin(struct testfs *t, struct strbuf *sb)
 	hdr.flags = t->corr ? LOG_BIN_TRACED : 0;
 	if (t->corr && correlator_traces_reads(t->corr))
 		hdr.flags |= LOG_BIN_TRACE_READS;
+	if (t->corr && correlator_traces_folios(t->corr))
+		hdr.flags |= LOG_BIN_TRACE_FOLIOS;
 	memcpy(sb->data, &hdr, sizeof(hdr));
 }
 

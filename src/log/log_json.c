@@ -68,6 +68,24 @@ static void log_json_access(struct strbuf *sb, const struct log_record *rec,
 		    rec->access.late);
 }
 
+/* Folios of one order added to the page cache: "folios" tells the kind. */
+static void log_json_folio(struct strbuf *sb, const struct log_record *rec,
+			   const char *file)
+{
+	strbuf_addf(sb,
+		    "{\"seq\":%" PRIu64 ",\"folios\":%" PRIu32
+		    ",\"order\":%u,\"file\":",
+		    rec->seq, rec->folio.folios, (unsigned)rec->folio.order);
+	json_add_cstring(sb, file ? file : "");
+	strbuf_addf(sb,
+		    ",\"ino\":%" PRIu64 ",\"page\":%" PRIu64
+		    ",\"pages\":%" PRIu64 ",\"t_ns\":%" PRIu64
+		    ",\"end_ns\":%" PRIu64 ",\"pid\":%" PRIu32 "}\n",
+		    rec->folio.ino, rec->folio.first,
+		    rec->folio.last - rec->folio.first + 1, rec->t_ns,
+		    rec->folio.end_ns, rec->folio.pid);
+}
+
 void log_json_record(struct strbuf *sb, const struct log_record *rec,
 		     const char *file, uint32_t page_size)
 {
@@ -82,6 +100,10 @@ void log_json_record(struct strbuf *sb, const struct log_record *rec,
 	}
 	if (rec->kind == LOG_ACCESS) {
 		log_json_access(sb, rec, file);
+		return;
+	}
+	if (rec->kind == LOG_FOLIO) {
+		log_json_folio(sb, rec, file);
 		return;
 	}
 	first = rec->read.off / page_size;

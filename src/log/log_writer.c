@@ -115,7 +115,7 @@ static void writer_visit(void *arg, const struct log_record *rec)
 
 	if (rec->kind == LOG_READ)
 		name = w->name_of(w->name_ctx, rec->read.ino);
-	else if (rec->kind == LOG_ACCESS)
+	else if (rec->kind == LOG_ACCESS || rec->kind == LOG_FOLIO)
 		name = w->name_of(w->name_ctx, rec->access.ino);
 	if (!w->buf_first)
 		w->buf_first = rec->seq;

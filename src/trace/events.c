@@ -19,6 +19,7 @@ static const struct {
 	[TRACE_FAULT] = { "filemap", "mm_filemap_fault" },
 	[TRACE_GET_PAGES] = { "filemap", "mm_filemap_get_pages" },
 	[TRACE_MAP_PAGES] = { "filemap", "mm_filemap_map_pages" },
+	[TRACE_ADD_FOLIO] = { "filemap", "mm_filemap_add_to_page_cache" },
 };
 
 const char *trace_kind_name(unsigned kind)
@@ -265,6 +266,11 @@ int trace_decoder_add(struct trace_decoder *d, unsigned kind,
 				 slot_names[s][0]);
 			return -EINVAL;
 		}
+	}
+	/* A folio without its order says nothing the log keeps. */
+	if (kind == TRACE_ADD_FOLIO && !l.slot[TRACE_SLOT_ORDER].size) {
+		snprintf(why, whylen, "%s: no field order", fmt->name);
+		return -EINVAL;
 	}
 	if (d->n && (d->type_size != l.slot[TRACE_SLOT_TYPE].size ||
 		     d->type_offset != l.slot[TRACE_SLOT_TYPE].offset)) {

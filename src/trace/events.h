@@ -27,6 +27,7 @@ enum trace_kind {
 	TRACE_FAULT,	    /* filemap:mm_filemap_fault */
 	TRACE_GET_PAGES,    /* filemap:mm_filemap_get_pages */
 	TRACE_MAP_PAGES,    /* filemap:mm_filemap_map_pages */
+	TRACE_ADD_FOLIO,    /* filemap:mm_filemap_add_to_page_cache */
 	TRACE_KIND_COUNT,
 };
 
@@ -70,6 +71,8 @@ int trace_kind_from_name(const char *name);
  *	[index, last_index].
  * mm_filemap_map_pages: fault-around mapping cached pages
  *	[index, last_index]; it never reads.
+ * mm_filemap_add_to_page_cache: one folio of 2^order pages at index
+ *	entered the page cache (to be read); only with its order field.
  */
 struct trace_event {
 	uint64_t ts_ns; /* CLOCK_MONOTONIC (trace_clock "mono") */

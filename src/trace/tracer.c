@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The tracer: one tracefs instance, seven filtered events, one reader
+ * The tracer: one tracefs instance, eight filtered events, one reader
  * thread.
  *
  * Why the per-CPU binary buffers (per_cpu/cpuN/trace_pipe_raw) and not

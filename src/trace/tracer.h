@@ -54,7 +54,7 @@ struct tracer_options {
 	tracer_fn fn;
 	void *arg;
 	/*
-	 * Events to enable: a mask of (1u << TRACE_*), 0 for all seven.
+	 * Events to enable: a mask of (1u << TRACE_*), 0 for all eight.
 	 * Events missing on this kernel are skipped, not fatal.
 	 */
 	unsigned kinds;

@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Folio orders from the kernel's filemap:mm_filemap_add_to_page_cache
+ * events (testfs/folios.h): every page of a file read once entered the
+ * page cache in some folio, and on a kernel whose FUSE has no large
+ * folios (the host's, and every released one up to 7.3) each of those
+ * folios is order 0. A log without the event says which event is missing.
+ */
+#include "ra_common.h"
+
+#define FOLIOS "folios.bin"
+#define FILE_PAGES 1024u /* 4 MiB */
+
+TestSuite(folio_orders, .fini = ra_stop, .timeout = 60);
+
+#define MIXED "mixed.bin" /* a pattern and an access order not chosen */
+#define MIXED_PAGES 4096u /* 16 MiB */
+
+static void start(int trace)
+{
+	static const char *const files[] = { FOLIOS ":4M", "other.bin:1M",
+					     MIXED ":16M:random:20261202",
+					     NULL };
+	struct testfs_config cfg = { 0 };
+
+	ra_require_fuse();
+	cfg.files = files;
+	cfg.ra_kb = 128;
+	cfg.trace = trace;
+	testfs_assert_ok(testfs_start(&cfg, &fs));
+	testfs_assert_ok(testfs_cold(fs, FOLIOS));
+}
+
+/* Reads @name whole with read(2) and verifies every byte. */
+static void read_whole(const char *name, uint64_t pages)
+{
+	static char buf[64 * 1024];
+	uint64_t off;
+	int fd = testfs_open(fs, name, O_RDONLY);
+
+	cr_assert_geq(fd, 0, "open %s: %s", name, strerror(-fd));
+	for (off = 0; off < pages * TESTFS_PAGE_SIZE; off += sizeof(buf)) {
+		cr_assert_eq(pread(fd, buf, sizeof(buf), (off_t)off),
+			     (ssize_t)sizeof(buf));
+		cr_assert_eq(testfs_verify("stamp", name, off, buf, sizeof(buf),
+					   NULL),
+			     0, "%s: wrong bytes in [%llu, +64 KiB)", name,
+			     (unsigned long long)off);
+	}
+	close(fd);
+	testfs_assert_ok(testfs_settle(fs, 0));
+}
+
+Test(folio_orders, every_page_in_a_folio_of_order_0)
+{
+	struct testfs_folio_orders o, all;
+	struct testfs_log *log = NULL;
+	char *why = NULL;
+	unsigned k;
+
+	start(1);
+	read_whole(FOLIOS, FILE_PAGES);
+	testfs_assert_ok(testfs_log_snapshot(fs, &log));
+	testfs_assert_traced(log);
+	cr_assert_null(testfs_log_folio_orders_why(log));
+	testfs_assert_ok(testfs_log_folio_orders(log, FOLIOS, &o));
+	/* Each page once, or again after DAMON reclaim evicted it. */
+	cr_assert_geq(o.total_pages, FILE_PAGES);
+	for (k = 0; k < TESTFS_FOLIO_ORDERS; k++)
+		cr_assert_eq(o.pages[k], o.folios[k] << k, "order %u", k);
+	/* The file not read: no folio of it. */
+	testfs_assert_ok(testfs_log_folio_orders(log, "other.bin", &all));
+	cr_assert_eq(all.total_folios, 0);
+	cr_assert_eq(all.max_order, -1);
+	testfs_assert_ok(testfs_log_folio_orders(log, NULL, &all));
+	cr_assert_geq(all.total_pages, o.total_pages);
+	testfs_expect_policy("FUSE reads into order-0 folios",
+			     o.pages[0] == o.total_pages && o.max_order == 0,
+			     "every folio order 0",
+			     "max order %d, %llu of %llu "
+			     "pages in order-0 folios",
+			     o.max_order, (unsigned long long)o.pages[0],
+			     (unsigned long long)o.total_pages);
+	if (o.max_order == 0) {
+		testfs_assert_folio_order(log, FOLIOS, 0, 100);
+		/* The failing direction, and what it says. */
+		cr_assert_eq(testfs_check_folio_order(log, FOLIOS, 5, 51, &why),
+			     1);
+		cr_assert_not_null(strstr(why, "0% of the "), "%s", why);
+		cr_assert_not_null(strstr(why, "in order-5 folios, expected "
+					       "at least 51%: order 0: "),
+				   "%s", why);
+		free(why);
+	}
+	cr_assert_eq(testfs_check_folio_order(log, FOLIOS, 0, 101, &why),
+		     -EINVAL);
+	cr_assert_eq(testfs_check_folio_order(log, "other.bin", 0, 1, &why), 1);
+	cr_assert_not_null(strstr(why, "no page of it entered the page cache"),
+			   "%s", why);
+	free(why);
+	testfs_log_free(log);
+}
+
+Test(folio_orders, untraced_log_names_the_missing_event)
+{
+	struct testfs_folio_orders o;
+	struct testfs_log *log = NULL;
+	const char *missing;
+	char *why = NULL;
+
+	start(-1);
+	read_whole(FOLIOS, 64);
+	testfs_assert_ok(testfs_log_snapshot(fs, &log));
+	cr_assert_eq(testfs_log_folio_orders(log, FOLIOS, &o), -ENODATA);
+	cr_assert_eq(o.max_order, -1);
+	missing = testfs_log_folio_orders_why(log);
+	cr_assert_not_null(missing);
+	cr_assert_eq(testfs_check_folio_order(log, FOLIOS, 5, 51, &why), 1);
+	cr_assert_not_null(strstr(why, FOLIOS ": no folio orders in this log: "
+					      "the kernel event "
+					      "filemap:mm_filemap_add_to_page_"
+					      "cache"),
+			   "%s", why);
+	cr_assert_not_null(strstr(why, "the daemon did not trace the kernel"),
+			   "%s", why);
+	free(why);
+	cr_assert_eq(testfs_log_folio_orders(NULL, NULL, &o), -EINVAL);
+	cr_assert_eq(testfs_check_folio_order(log, NULL, 0, 1, &why), -EINVAL);
+	testfs_log_free(log);
+}
+
+/* A small xorshift: the same offsets on every run, none of them chosen. */
+static uint64_t next_rand(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/*
+ * Whatever size the kernel's folios have (order 0 on released kernels,
+ * up to a window's order with fuse-large-folios): two readers at
+ * scattered offsets and sizes, each read's bytes verified, then the log
+ * equals the page cache, no page is fetched twice while cached, every
+ * request fits max_pages, and every fetched page entered the cache in a
+ * folio the kernel reported.
+ */
+Test(folio_orders, exact_with_any_folio_size)
+{
+	static char buf[256 * 1024];
+	struct testfs_extents fetched = TESTFS_EXTENTS_INIT;
+	struct testfs_folio_orders o;
+	struct testfs_log *log = NULL;
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	int fd[2];
+	unsigned i;
+
+	start(1);
+	testfs_assert_ok(testfs_cold(fs, MIXED));
+	ra_evictions_start(&ra_evicted, fs, MIXED);
+	for (i = 0; i < 2; i++) {
+		fd[i] = testfs_open(fs, MIXED, O_RDONLY);
+		cr_assert_geq(fd[i], 0);
+	}
+	for (i = 0; i < 200; i++) {
+		uint64_t page = next_rand(&x) % MIXED_PAGES;
+		size_t len = 1 + next_rand(&x) % sizeof(buf);
+		uint64_t off = page * TESTFS_PAGE_SIZE + next_rand(&x) % 4096;
+		uint64_t size = (uint64_t)MIXED_PAGES * TESTFS_PAGE_SIZE;
+		ssize_t got;
+
+		if (off + len > size)
+			len = (size_t)(size - off);
+		got = pread(fd[i & 1], buf, len, (off_t)off);
+		cr_assert_eq(got, (ssize_t)len, "pread %zu at %llu: %zd", len,
+			     (unsigned long long)off, got);
+		cr_assert_eq(testfs_verify("random:20261202", MIXED, off, buf,
+					   len, NULL),
+			     0, "wrong bytes in [%llu, +%zu)",
+			     (unsigned long long)off, len);
+	}
+	close(fd[0]);
+	close(fd[1]);
+	testfs_assert_ok(testfs_settle(fs, 0));
+	testfs_assert_ok(testfs_log_snapshot(fs, &log));
+	ra_evictions_stop(&ra_evicted);
+	ra_assert_consistent_evicting(fs, log, MIXED, 256, &ra_evicted);
+	testfs_assert_ok(testfs_log_fetched(log, MIXED, &fetched));
+	testfs_assert_ok(testfs_log_folio_orders(log, MIXED, &o));
+	cr_assert_geq(o.total_pages, fetched.pages,
+		      "%llu pages in folios, %llu fetched",
+		      (unsigned long long)o.total_pages,
+		      (unsigned long long)fetched.pages);
+	cr_log_info("%s: folios of orders up to %d, %llu pages in order %d",
+		    MIXED, o.max_order,
+		    (unsigned long long)(o.top_order >= 0 ? o.pages[o.top_order]
+							  : 0),
+		    o.top_order);
+	testfs_extents_free(&fetched);
+	testfs_log_free(log);
+}
