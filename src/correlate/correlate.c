@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../age/page_age.h"
+#include "page_age.h"
 #include "../common/clock.h"
 #include "../trace/tracer.h"
 

@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/array.h"
+#include "analysis.h"
+#include "array.h"
 #include "log_record.h"
 
 void age_add_fetch(struct age_input *in, uint64_t first, uint64_t last,
@@ -29,6 +30,7 @@ void age_add_access(struct age_input *in, unsigned type, uint64_t first,
 	if (type != LOG_ACCESS_FAULT && type != LOG_ACCESS_READ &&
 	    type != LOG_ACCESS_MAP)
 		return;
+	/* The access rule is analysis.h's. */
 	if (!array_grow((void **)&in->a, &in->capa, in->na, sizeof(*in->a))) {
 		in->oom = true;
 		return;
@@ -36,7 +38,7 @@ void age_add_access(struct age_input *in, unsigned type, uint64_t first,
 	in->a[in->na++] =
 		(struct age_access){ first, last, t_ns,
 				     end_ns < t_ns ? t_ns : end_ns,
-				     type == LOG_ACCESS_MAP && last > first };
+				     !an_is_access(type, first, last) };
 }
 
 void age_free(struct age_input *in)
@@ -53,7 +55,7 @@ unsigned age_bucket(uint64_t ns)
 
 	if (!us)
 		return 0;
-	b = 64u - (unsigned)__builtin_clzll(us); /* us in [2^(b-1), 2^b) */
+	b = an_log2(us) + 1; /* us in [2^(b-1), 2^b) */
 	return b < AGE_BUCKETS ? b : AGE_BUCKETS - 1;
 }
 
