@@ -102,8 +102,10 @@ struct trace_state {
  *   find_daemon.c, attach.c  which daemon to run; attaching to a mount
  *   instance.c               starting and stopping a daemon
  *   records.c                what a snapshot holds
- *   queries.c, windows.c     set queries; windows, usage, histograms
- *   page_age.c               page ages (src/age/, shared with the daemon)
+ *   queries.c, windows.c     set queries; windows
+ *   usage.c                  usage, histograms: the analysis layer
+ *                            (src/analysis/, shared with the daemon)
+ *   page_age.c               page ages (the same layer)
  *   snapshot.c               log.bin into a snapshot
  *   client.c, checks.c, window_checks.c, age_checks.c
  *   bytes.c                  byte offsets: conversions, byte-range checks
@@ -181,7 +183,7 @@ void lib_free_windows(struct testfs_log *log);
 struct an_log;
 struct an_read;
 
-/* usage.c: read record @r as the analysis layer takes it (key 0). */
+/* records.c: read record @r as the analysis layer takes it (key 0). */
 void lib_an_read(const struct testfs_record *r, struct an_read *out);
 
 /*

@@ -15,26 +15,6 @@
 
 _Static_assert(TESTFS_HIST_BUCKETS == AN_BUCKETS, "one bucket scheme");
 
-void lib_an_read(const struct testfs_record *r, struct an_read *out)
-{
-	*out = (struct an_read){
-		.first = r->page,
-		.pages = r->len ? r->pages : 0,
-		.t_ns = r->t_ns,
-		.done_ns = r->done_ns,
-		.window = r->window,
-		.order = r->folio_order,
-		.alloc_order = r->alloc_order,
-		.failed = r->err != 0,
-		.direct = r->direct,
-		.late = r->late,
-		.by_read = r->by_read,
-		/* The snapshot left an unknown cause's attribution empty
-		 * (snapshot.c): what a record holds counts. */
-		.attributed = true,
-	};
-}
-
 int lib_analyse(const struct testfs_log *log, const char *name,
 		struct an_log *l)
 {

@@ -63,7 +63,8 @@ static void skip_without_fuse_or_root(void)
 	if (fd >= 0 && geteuid() == 0)
 		return;
 	if (in_ci)
-		cr_assert_fail("FUSE or root (tracefs) unavailable under CI=true");
+		cr_assert_fail(
+			"FUSE or root (tracefs) unavailable under CI=true");
 	cr_skip_test("needs /dev/fuse and root (the kernel tracer)");
 }
 
@@ -85,7 +86,8 @@ static void start(bool trace_reads)
 static void stop(void)
 {
 	if (fs)
-		cr_expect_eq(testfs_stop(fs), 0, "the daemon did not exit cleanly");
+		cr_expect_eq(testfs_stop(fs), 0,
+			     "the daemon did not exit cleanly");
 	fs = NULL;
 }
 
@@ -437,6 +439,19 @@ static struct testfs_log *same_log(struct stats *s)
 	return NULL;
 }
 
+/* Fault-around records of several pages: "mapped", not accessed. */
+static size_t wide_mappings(const struct testfs_log *log)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < testfs_log_access_count(log); i++) {
+		const struct testfs_access *a = testfs_log_access_at(log, i);
+
+		n += a->type == TESTFS_ACCESS_MAP && a->last > a->first;
+	}
+	return n;
+}
+
 static void agree(bool trace_reads)
 {
 	struct testfs_log *log;
@@ -458,8 +473,10 @@ static void agree(bool trace_reads)
 		compare_file(log, &s.f[j]);
 	}
 	compare_hist(log, &s);
-	/* The workload made what the comparison is about. */
+	/* The workload made what the comparison is about: readahead
+	 * windows, and fault-around mappings wider than a page. */
 	cr_assert_gt(s.windows, 0);
+	cr_assert(wide_mappings(log) > 0, "no fault-around of several pages");
 	testfs_log_free(log);
 	stop();
 }

@@ -49,19 +49,19 @@
 
 /* One read of the log. */
 struct an_read {
-	uint64_t file;	 /* the caller's key for the file (an inode) */
-	uint64_t first;	 /* the pages [first, first + pages) */
-	uint64_t pages;	 /* 0: an empty read */
-	uint64_t t_ns;	 /* arrival */
+	uint64_t file;	  /* the caller's key for the file (an inode) */
+	uint64_t first;	  /* the pages [first, first + pages) */
+	uint64_t pages;	  /* 0: an empty read */
+	uint64_t t_ns;	  /* arrival */
 	uint64_t done_ns; /* reply */
-	uint32_t window; /* the readahead window's id, 0 for none */
-	int order;	 /* folio order asked for, negative: unknown */
-	int alloc_order; /* folio order allocated, negative: unknown */
-	bool failed;	 /* answered with an error */
-	bool direct;	 /* O_DIRECT */
-	bool late;	 /* the correlator marked it late */
-	bool by_read;	 /* readahead started by read(2) */
-	bool attributed; /* with a known cause: the fields above count */
+	uint32_t window;  /* the readahead window's id, 0 for none */
+	int order;	  /* folio order asked for, negative: unknown */
+	int alloc_order;  /* folio order allocated, negative: unknown */
+	bool failed;	  /* answered with an error */
+	bool direct;	  /* O_DIRECT */
+	bool late;	  /* the correlator marked it late */
+	bool by_read;	  /* readahead started by read(2) */
+	bool attributed;  /* with a known cause: the fields above count */
 };
 
 /* One access record of the log. */
@@ -128,14 +128,20 @@ struct an_log {
 	bool oom;
 };
 
-#define AN_LOG_INIT { 0 }
+#define AN_LOG_INIT                                                            \
+	{                                                                      \
+		0                                                              \
+	}
 
 /* The rules above, for whoever needs one of them alone. */
+bool an_fetches(uint64_t pages, bool failed, bool direct);
 bool an_read_fetches(const struct an_read *r);
 bool an_is_access(unsigned type, uint64_t first, uint64_t last);
 bool an_wasted_known(bool traced, bool reads_traced, bool read_triggered);
 /* floor(log2(@v)) (0 for 0), at most AN_BUCKETS - 1. */
 unsigned an_log2_bucket(uint64_t v);
+/* The bucket of a folio order: @order, at most AN_BUCKETS - 1. */
+unsigned an_order_bucket(unsigned order);
 /* floor(log2(@v)) for @v > 0, 0 for 0: the one log2 of the tree's
  * histograms (page_age.c's buckets too). */
 unsigned an_log2(uint64_t v);

@@ -13,9 +13,14 @@
 #include "array.h"
 #include "log_record.h"
 
+bool an_fetches(uint64_t pages, bool failed, bool direct)
+{
+	return pages && !failed && !direct;
+}
+
 bool an_read_fetches(const struct an_read *r)
 {
-	return r->pages && !r->failed && !r->direct;
+	return an_fetches(r->pages, r->failed, r->direct);
 }
 
 bool an_is_access(unsigned type, uint64_t first, uint64_t last)
@@ -40,10 +45,9 @@ unsigned an_log2_bucket(uint64_t v)
 	return b < AN_BUCKETS ? b : AN_BUCKETS - 1;
 }
 
-/* The bucket of a folio order (not negative). */
-static unsigned order_bucket(int order)
+unsigned an_order_bucket(unsigned order)
 {
-	return order < AN_BUCKETS ? (unsigned)order : AN_BUCKETS - 1;
+	return order < AN_BUCKETS ? order : AN_BUCKETS - 1;
 }
 
 static void ranges_add(struct an_log *l, struct an_ranges *r, uint64_t first,
@@ -99,7 +103,8 @@ static uint64_t ranges_merge(struct an_ranges *r)
  * order; returns their number.
  */
 static uint64_t ranges_subtract(struct an_log *l, const struct an_ranges *a,
-				const struct an_ranges *b, struct an_ranges *out)
+				const struct an_ranges *b,
+				struct an_ranges *out)
 {
 	uint64_t pages = 0;
 	size_t i, j = 0;
@@ -158,8 +163,7 @@ void an_add_access(struct an_log *l, const struct an_access *a)
 							    : &f->mapped,
 		   a->first, a->last);
 	f->late_accesses += a->late;
-	age_add_access(&f->age, a->type, a->first, a->last, a->t_ns,
-		       a->end_ns);
+	age_add_access(&f->age, a->type, a->first, a->last, a->t_ns, a->end_ns);
 	l->oom |= f->age.oom;
 }
 
@@ -264,7 +268,7 @@ static void count_order(uint64_t *hist, uint64_t *unknown, int order)
 	if (order < 0)
 		(*unknown)++;
 	else
-		hist[order_bucket(order)]++;
+		hist[an_order_bucket((unsigned)order)]++;
 }
 
 int an_histograms(struct an_log *l, struct an_hist *out)

@@ -37,26 +37,27 @@ static void visit(void *arg, const struct log_record *rec)
 	}
 	if (rec->kind != LOG_READ || !rec->read.len)
 		return;
-	an_add_read(
-		l,
-		&(struct an_read){
-			.file = rec->read.ino,
-			.first = rec->read.off / page_size,
-			.pages = (rec->read.off + rec->read.len - 1) / page_size -
-				 rec->read.off / page_size + 1,
-			.t_ns = rec->t_ns,
-			.done_ns = rec->read.done_ns,
-			.window = rec->read.attr.window,
-			.order = rec->read.attr.order,
-			.alloc_order = rec->read.attr.alloc_order,
-			.failed = rec->read.err != 0,
-			.direct = (rec->flags & LOG_FLAG_DIRECT) != 0,
-			.late = (rec->read.attr.flags & LOG_ATTR_LATE) != 0,
-			.by_read = (rec->read.attr.flags &
-				    LOG_ATTR_READ_TRIGGER) != 0,
-			.attributed = rec->read.attr.cause != LOG_CAUSE_UNKNOWN &&
-				      rec->read.attr.cause < LOG_CAUSE_COUNT,
-		});
+	an_add_read(l,
+		    &(struct an_read){
+			    .file = rec->read.ino,
+			    .first = rec->read.off / page_size,
+			    .pages = (rec->read.off + rec->read.len - 1) /
+					     page_size -
+				     rec->read.off / page_size + 1,
+			    .t_ns = rec->t_ns,
+			    .done_ns = rec->read.done_ns,
+			    .window = rec->read.attr.window,
+			    .order = rec->read.attr.order,
+			    .alloc_order = rec->read.attr.alloc_order,
+			    .failed = rec->read.err != 0,
+			    .direct = (rec->flags & LOG_FLAG_DIRECT) != 0,
+			    .late = (rec->read.attr.flags & LOG_ATTR_LATE) != 0,
+			    .by_read = (rec->read.attr.flags &
+					LOG_ATTR_READ_TRIGGER) != 0,
+			    .attributed =
+				    rec->read.attr.cause != LOG_CAUSE_UNKNOWN &&
+				    rec->read.attr.cause < LOG_CAUSE_COUNT,
+		    });
 }
 
 static void add_hist(struct strbuf *sb, const char *key, const uint64_t *v,
@@ -161,8 +162,8 @@ static void add_order_note(struct strbuf *sb, const struct an_hist *h)
 }
 
 /* "NAME":{"fetched":N,...} of file @i. */
-static int add_file(struct strbuf *sb, struct an_log *l, size_t i,
-		    bool traced, bool reads_traced, const char *name)
+static int add_file(struct strbuf *sb, struct an_log *l, size_t i, bool traced,
+		    bool reads_traced, const char *name)
 {
 	struct an_usage u;
 	int err = an_usage(l, i, &u, NULL, NULL);
