@@ -230,9 +230,32 @@ static void read_hist(struct json_reader *r, uint64_t *v, uint64_t *unknown,
 	}
 }
 
+/* A u64 member named in @m (ending with a NULL key): read, true. */
+struct member {
+	const char *key;
+	uint64_t *v;
+};
+
+static bool read_member(struct json_reader *r, const struct json_iter *it,
+			const struct member *m)
+{
+	for (; m->key; m++) {
+		if (json_key_is(it, m->key)) {
+			json_read_u64(r, m->v);
+			return true;
+		}
+	}
+	return false;
+}
+
 static void read_age(struct json_reader *r, struct stats_file *f)
 {
 	struct json_iter it, us;
+	const struct member m[] = {
+		{ "pages", &f->age_pages },	  { "late", &f->age_late },
+		{ "never", &f->age_never },	  { "mapped", &f->age_mapped },
+		{ "resolution_ns", &f->age_res }, { NULL, NULL }
+	};
 	unsigned b;
 
 	f->age_null = json_read_null(r);
@@ -240,17 +263,9 @@ static void read_age(struct json_reader *r, struct stats_file *f)
 		return;
 	json_read_object(r, &it);
 	while (json_read_next(&it)) {
-		if (json_key_is(&it, "pages"))
-			json_read_u64(r, &f->age_pages);
-		else if (json_key_is(&it, "late"))
-			json_read_u64(r, &f->age_late);
-		else if (json_key_is(&it, "never"))
-			json_read_u64(r, &f->age_never);
-		else if (json_key_is(&it, "mapped"))
-			json_read_u64(r, &f->age_mapped);
-		else if (json_key_is(&it, "resolution_ns"))
-			json_read_u64(r, &f->age_res);
-		else if (json_key_is(&it, "us")) {
+		if (read_member(r, &it, m))
+			continue;
+		if (json_key_is(&it, "us")) {
 			json_read_object(r, &us);
 			while (json_read_next(&us)) {
 				uint64_t low = strtoull(us.key, NULL, 10);
@@ -271,26 +286,25 @@ static void read_file(struct json_reader *r, struct stats_file *f)
 {
 	struct json_iter it;
 
+	const struct member m[] = { { "fetched", &f->fetched },
+				    { "accessed", &f->accessed },
+				    { "mapped", &f->mapped },
+				    { "late_accesses", &f->late_accesses },
+				    { "late_reads", &f->late_reads },
+				    { NULL, NULL } };
+
 	json_read_object(r, &it);
 	while (json_read_next(&it)) {
-		if (json_key_is(&it, "fetched"))
-			json_read_u64(r, &f->fetched);
-		else if (json_key_is(&it, "accessed"))
-			json_read_u64(r, &f->accessed);
-		else if (json_key_is(&it, "mapped"))
-			json_read_u64(r, &f->mapped);
-		else if (json_key_is(&it, "wasted")) {
+		if (read_member(r, &it, m))
+			continue;
+		if (json_key_is(&it, "wasted")) {
 			f->wasted_null = json_read_null(r);
 			if (!f->wasted_null)
 				json_read_u64(r, &f->wasted);
 		} else if (json_key_is(&it, "wasted_why")) {
 			f->has_why = true;
 			json_read_skip(r);
-		} else if (json_key_is(&it, "late_accesses"))
-			json_read_u64(r, &f->late_accesses);
-		else if (json_key_is(&it, "late_reads"))
-			json_read_u64(r, &f->late_reads);
-		else if (json_key_is(&it, "page_age"))
+		} else if (json_key_is(&it, "page_age"))
 			read_age(r, f);
 		else
 			json_read_skip(r);

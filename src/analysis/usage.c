@@ -253,13 +253,13 @@ int an_usage(struct an_log *l, size_t i, struct an_usage *out,
 	return 0;
 }
 
+/* By window, then in log order. */
 static int window_cmp(const void *a, const void *b)
 {
 	const struct an_window_read *x = a, *y = b;
 
-	if (x->id != y->id)
-		return x->id < y->id ? -1 : 1;
-	return x->at < y->at ? -1 : x->at > y->at;
+	return x->id != y->id ? (x->id > y->id) - (x->id < y->id)
+			      : (x->at > y->at) - (x->at < y->at);
 }
 
 /* Counts @order in @hist, or in *@unknown when it is negative. */
