@@ -118,8 +118,10 @@ struct trace_state {
  *   find_daemon.c, attach.c  which daemon to run; attaching to a mount
  *   instance.c               starting and stopping a daemon
  *   records.c                what a snapshot holds
- *   queries.c, windows.c     set queries; windows, usage, histograms
- *   page_age.c               page ages (src/age/, shared with the daemon)
+ *   queries.c, windows.c     set queries; windows
+ *   usage.c                  usage, histograms: the analysis layer
+ *                            (src/analysis/, shared with the daemon)
+ *   page_age.c               page ages (the same layer)
  *   snapshot.c               log.bin into a snapshot
  *   client.c, checks.c, window_checks.c, age_checks.c
  *   bytes.c                  byte offsets: conversions, byte-range checks
@@ -178,12 +180,6 @@ int64_t lib_read_ranges(const struct testfs_log *log, const char *name,
 bool lib_is_cached_read(const struct testfs_log *log, size_t i,
 			const char *name);
 
-/*
- * windows.c: whether some read of @name came from a decision made on
- * read(2) (testfs_record.by_read): its read(2) accesses matter.
- */
-bool lib_read_triggered(const struct testfs_log *log, const char *name);
-
 /* windows.c: whether the daemon serves @name or a record mentions it. */
 bool lib_knows_file(const struct testfs_log *log, const char *name);
 
@@ -199,6 +195,21 @@ int lib_index_windows(struct testfs_log *log);
 
 /* Frees what lib_index_windows() made. */
 void lib_free_windows(struct testfs_log *log);
+
+struct an_log;
+struct an_read;
+
+/* records.c: read record @r as the analysis layer takes it (key 0). */
+void lib_an_read(const struct testfs_record *r, struct an_read *out);
+
+/*
+ * usage.c: @l (initialised here) fed the reads and accesses of @name, or
+ * of every file if @name is NULL, all under key 0: the analysis behind
+ * testfs_log_usage(), testfs_log_histograms() and page age. 0 or -ENOMEM
+ * (@l freed then). an_free() it.
+ */
+int lib_analyse(const struct testfs_log *log, const char *name,
+		struct an_log *l);
 
 /*
  * page_age.c: testfs_log_page_age(), and in *@older (if non-NULL) the

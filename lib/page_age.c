@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * Page ages of a snapshot: the snapshot's reads and accesses of one file
- * fed to the computation the daemon's stats use (src/age/page_age.c).
+ * fed to the analysis layer (lib/usage.c), whose page age
+ * (src/analysis/page_age.c) the daemon's stats use too.
  */
 #include "lib_i.h"
 
 #include <errno.h>
 #include <string.h>
 
-#include "page_age.h"
+#include "analysis.h"
 
 _Static_assert(TESTFS_AGE_BUCKETS == AGE_BUCKETS, "one bucket scheme");
 _Static_assert(TESTFS_AGE_NOT_FETCHED == AGE_NOT_FETCHED &&
@@ -22,56 +23,47 @@ uint64_t testfs_age_bucket_us(unsigned bucket)
 	return bucket < AGE_BUCKETS ? age_bucket_low_us(bucket) : UINT64_MAX;
 }
 
-/* The fetches and accesses of @name; 0, or -ENOENT, -ENODATA, -ENOMEM. */
+/*
+ * The analysis of @name's reads and accesses (the layer holds them as one
+ * file, or none); 0, or -ENOENT, -ENODATA, -ENOMEM.
+ */
 static int gather(const struct testfs_log *log, const char *name,
-		  struct age_input *in)
+		  struct an_log *l)
 {
-	size_t i;
-
-	memset(in, 0, sizeof(*in));
+	*l = (struct an_log)AN_LOG_INIT;
 	if (!lib_knows_file(log, name))
 		return -ENOENT;
 	if (!log->traced)
 		return -ENODATA;
-	for (i = 0; i < log->count; i++) {
-		const struct testfs_record *r = &log->recs[i];
+	return lib_analyse(log, name, l);
+}
 
-		if (!r->pages || !lib_is_cached_read(log, i, name))
-			continue;
-		age_add_fetch(in, r->page, r->page + r->pages - 1, r->t_ns,
-			      r->done_ns);
-	}
-	for (i = 0; i < log->naccess; i++) {
-		const struct testfs_access *a = &log->access[i];
+/* The page-age input of the one file @l holds (an empty one if none). */
+static const struct age_input *age_of(const struct an_log *l)
+{
+	static const struct age_input none;
 
-		if (!a->file || strcmp(a->file, name))
-			continue;
-		age_add_access(in, (unsigned)a->type, a->first, a->last,
-			       a->t_ns, a->end_ns);
-	}
-	if (in->oom) {
-		age_free(in);
-		return -ENOMEM;
-	}
-	return 0;
+	return l->nf ? &l->f[0].age : &none;
 }
 
 int lib_page_age(const struct testfs_log *log, const char *name,
 		 uint64_t older_ns, struct testfs_page_age *out,
 		 uint64_t *older)
 {
-	struct age_input in;
+	struct an_log l;
 	struct age_hist h;
+	bool triggered;
 	int err;
 
 	if (!log || !name || !out)
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
-	err = gather(log, name, &in);
+	err = gather(log, name, &l);
 	if (err)
 		return err;
-	err = age_compute(&in, 0, UINT64_MAX, older_ns, &h, NULL);
-	age_free(&in);
+	err = age_compute(age_of(&l), 0, UINT64_MAX, older_ns, &h, NULL);
+	triggered = l.nf && l.f[0].read_triggered;
+	an_free(&l);
 	if (err)
 		return err;
 	out->pages = h.pages;
@@ -80,8 +72,7 @@ int lib_page_age(const struct testfs_log *log, const char *name,
 	out->never = h.never;
 	out->mapped = h.mapped;
 	out->resolution_ns = h.resolution_ns;
-	out->reads_untraced =
-		!log->reads_traced && lib_read_triggered(log, name);
+	out->reads_untraced = !log->reads_traced && triggered;
 	if (older)
 		*older = h.older;
 	return 0;
@@ -96,18 +87,18 @@ int testfs_log_page_age(const struct testfs_log *log, const char *name,
 int testfs_log_page_ages(const struct testfs_log *log, const char *name,
 			 uint64_t first_page, uint64_t npages, int64_t *ages)
 {
-	struct age_input in;
+	struct an_log l;
 	struct age_hist h;
 	int err;
 
 	if (!log || !name || !ages || !npages ||
 	    npages > TESTFS_AGE_MAX_PAGES || first_page > UINT64_MAX - npages)
 		return -EINVAL;
-	err = gather(log, name, &in);
+	err = gather(log, name, &l);
 	if (err)
 		return err;
-	err = age_compute(&in, first_page, first_page + npages - 1, UINT64_MAX,
-			  &h, ages);
-	age_free(&in);
+	err = age_compute(age_of(&l), first_page, first_page + npages - 1,
+			  UINT64_MAX, &h, ages);
+	an_free(&l);
 	return err;
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis.h"
 #include "log_record.h"
 
 size_t testfs_log_count(const struct testfs_log *log)
@@ -115,17 +116,37 @@ static int cmp_extent(const void *a, const void *b)
 	return x->last < y->last ? -1 : x->last > y->last;
 }
 
-/*
- * O_DIRECT reads bypass the cache, and after a read answered with an
- * error the kernel cached nothing.
- */
+void lib_an_read(const struct testfs_record *r, struct an_read *out)
+{
+	*out = (struct an_read){
+		.first = r->page,
+		.pages = r->len ? r->pages : 0,
+		.t_ns = r->t_ns,
+		.done_ns = r->done_ns,
+		.window = r->window,
+		.order = r->folio_order,
+		.alloc_order = r->alloc_order,
+		.failed = r->err != 0,
+		.direct = r->direct,
+		.late = r->late,
+		.by_read = r->by_read,
+		/* The snapshot left an unknown cause's attribution empty
+		 * (snapshot.c): what a record holds counts. */
+		.attributed = true,
+	};
+}
+
+/* The analysis layer's rule: an_read_fetches() (src/analysis/). */
 bool lib_is_cached_read(const struct testfs_log *log, size_t i,
 			const char *name)
 {
 	const struct testfs_record *r = &log->recs[i];
+	struct an_read rd;
 
-	return lib_is_read_of(r, name) && r->len && r->pages && !r->direct &&
-	       !r->err;
+	if (!lib_is_read_of(r, name))
+		return false;
+	lib_an_read(r, &rd);
+	return an_read_fetches(&rd);
 }
 
 int64_t lib_read_ranges(const struct testfs_log *log, const char *name,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Page age on hand-made snapshots: the rules of src/age/page_age.c (the
+ * Page age on hand-made snapshots: the rules of src/analysis/page_age.c (the
  * lead before a read's arrival, refetches, one-page and wider mappings,
  * late accesses) with times chosen by hand, ranges of 2^40 pages that
  * only a computation over ranges finishes, and the check's message.

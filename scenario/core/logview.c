@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analysis.h"
 #include "scenario.h"
 
 int log_reads(const struct testfs_log *log, const char *name,
@@ -76,8 +77,9 @@ int log_fetched_by_cause(const struct testfs_log *log, const char *name,
 		const struct testfs_record *r = testfs_log_at(log, i);
 		unsigned c;
 
-		if (r->kind != TESTFS_RECORD_READ || r->direct || r->err ||
-		    !r->pages || !r->file || strcmp(r->file, name))
+		if (r->kind != TESTFS_RECORD_READ || !r->file ||
+		    strcmp(r->file, name) ||
+		    !an_fetches(r->pages, r->err != 0, r->direct))
 			continue;
 		c = (unsigned)r->cause < NCAUSES ? (unsigned)r->cause : 0;
 		err = testfs_extents_add(&out[c], r->page,

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analysis.h"
 #include "folio_order.h"
 
 #define FILE_NAME "long.bin"
@@ -38,20 +39,13 @@ static const struct param_def params[] = {
 	{ NULL, 0, NULL, NULL, NULL, 0, 0, NULL },
 };
 
-static unsigned ilog2_u64(uint64_t v)
-{
-	unsigned n = 0;
-
-	while (v >>= 1)
-		n++;
-	return n;
-}
+_Static_assert(TESTFS_HIST_BUCKETS == AN_BUCKETS, "one bucket scheme");
 
 /* The largest folio order a window at @start of @size pages allows. */
 static unsigned aligned_order(uint64_t start, uint64_t size)
 {
 	unsigned o = start ? (unsigned)__builtin_ctzll(start) : 63;
-	unsigned s = ilog2_u64(size);
+	unsigned s = an_log2(size);
 
 	return o < s ? o : s;
 }
@@ -106,15 +100,13 @@ static void align_windows(struct folio_result *r)
 
 	for (i = 0; i < r->n; i++) {
 		struct folio_window *w = &r->w[i];
-		uint64_t p2 = 1ull << ilog2_u64(w->size);
+		uint64_t p2 = 1ull << an_log2(w->size);
 		unsigned o = aligned_order(w->start, w->size);
 
 		w->offset = w->start % p2;
 		w->end = (w->start + w->size) % p2;
 		w->aligned_order = o;
-		r->align_hist[o < TESTFS_HIST_BUCKETS
-				      ? o
-				      : TESTFS_HIST_BUCKETS - 1]++;
+		r->align_hist[an_order_bucket(o)]++;
 		off = (int64_t)w->offset;
 		if (i && w->start != w[-1].start + w[-1].size)
 			r->gaps++;
@@ -136,7 +128,7 @@ static void folio_shares(struct folio_result *r)
 	uint64_t top = 0, mid = 0, low = 0;
 	unsigned k;
 
-	r->top = ilog2_u64(r->s->ra_pages ? r->s->ra_pages : 1);
+	r->top = an_log2(r->s->ra_pages ? r->s->ra_pages : 1);
 	if (!o->total_pages)
 		return;
 	for (k = 0; k < TESTFS_FOLIO_ORDERS; k++) {
@@ -159,7 +151,7 @@ static void count_misaligned(struct folio_result *r)
 
 	for (i = 0; i < r->n; i++) {
 		const struct folio_window *w = &r->w[i];
-		unsigned need = ilog2_u64(w->size);
+		unsigned need = an_log2(w->size);
 
 		if (w->order >= 0 && (unsigned)w->order < need)
 			need = (unsigned)w->order;

@@ -207,7 +207,7 @@ static unsigned late_read(struct correlator *c, struct ino_state *st,
  * Whether event @ev on [@first, @last] extends the open record @r: same
  * file, adjacent pages, and the record still spans at most
  * AGE_MERGE_SPAN_NS, so that each page's first access is known within it
- * (the page age's resolution, src/age/page_age.h). A fault-around of one
+ * (the page age's resolution, src/analysis/page_age.h). A fault-around of one
  * page is the page faulted on, an access of its own: it is kept alone.
  */
 static bool mergeable(const struct log_record *r, const struct trace_event *ev,

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis.h"
 #include "array.h"
 #include "log_record.h"
 
@@ -29,6 +30,7 @@ void age_add_access(struct age_input *in, unsigned type, uint64_t first,
 	if (type != LOG_ACCESS_FAULT && type != LOG_ACCESS_READ &&
 	    type != LOG_ACCESS_MAP)
 		return;
+	/* The access rule is analysis.h's. */
 	if (!array_grow((void **)&in->a, &in->capa, in->na, sizeof(*in->a))) {
 		in->oom = true;
 		return;
@@ -36,7 +38,7 @@ void age_add_access(struct age_input *in, unsigned type, uint64_t first,
 	in->a[in->na++] =
 		(struct age_access){ first, last, t_ns,
 				     end_ns < t_ns ? t_ns : end_ns,
-				     type == LOG_ACCESS_MAP && last > first };
+				     !an_is_access(type, first, last) };
 }
 
 void age_free(struct age_input *in)
@@ -53,7 +55,7 @@ unsigned age_bucket(uint64_t ns)
 
 	if (!us)
 		return 0;
-	b = 64u - (unsigned)__builtin_clzll(us); /* us in [2^(b-1), 2^b) */
+	b = an_log2(us) + 1; /* us in [2^(b-1), 2^b) */
 	return b < AGE_BUCKETS ? b : AGE_BUCKETS - 1;
 }
 
@@ -76,48 +78,46 @@ struct sweep {
 
 static int u64_cmp(const void *a, const void *b)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
+	return (*(const uint64_t *)a > *(const uint64_t *)b) -
+	       (*(const uint64_t *)a < *(const uint64_t *)b);
 }
 
 /* The input the index comparators read (qsort() passes no context). */
 static _Thread_local const struct age_input *sort_in;
 
+static size_t idx(const void *p)
+{
+	return *(const size_t *)p;
+}
+
+static int order_u64(uint64_t x, uint64_t y)
+{
+	return x < y ? -1 : x > y;
+}
+
 static int fetch_first_cmp(const void *a, const void *b)
 {
-	const struct age_fetch *x = &sort_in->f[*(const size_t *)a];
-	const struct age_fetch *y = &sort_in->f[*(const size_t *)b];
-
-	return x->first < y->first ? -1 : x->first > y->first;
+	return order_u64(sort_in->f[idx(a)].first, sort_in->f[idx(b)].first);
 }
 
 static int access_first_cmp(const void *a, const void *b)
 {
-	const struct age_access *x = &sort_in->a[*(const size_t *)a];
-	const struct age_access *y = &sort_in->a[*(const size_t *)b];
-
-	return x->first < y->first ? -1 : x->first > y->first;
+	return order_u64(sort_in->a[idx(a)].first, sort_in->a[idx(b)].first);
 }
 
+/* By time, then by index: the order they were added in. */
 static int fetch_time_cmp(const void *a, const void *b)
 {
-	const struct age_fetch *x = &sort_in->f[*(const size_t *)a];
-	const struct age_fetch *y = &sort_in->f[*(const size_t *)b];
+	int c = order_u64(sort_in->f[idx(a)].t_ns, sort_in->f[idx(b)].t_ns);
 
-	if (x->t_ns != y->t_ns)
-		return x->t_ns < y->t_ns ? -1 : 1;
-	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+	return c ? c : order_u64(idx(a), idx(b));
 }
 
 static int access_time_cmp(const void *a, const void *b)
 {
-	const struct age_access *x = &sort_in->a[*(const size_t *)a];
-	const struct age_access *y = &sort_in->a[*(const size_t *)b];
+	int c = order_u64(sort_in->a[idx(a)].t_ns, sort_in->a[idx(b)].t_ns);
 
-	if (x->t_ns != y->t_ns)
-		return x->t_ns < y->t_ns ? -1 : 1;
-	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+	return c ? c : order_u64(idx(a), idx(b));
 }
 
 static size_t dedup(uint64_t *v, size_t n)
@@ -135,6 +135,19 @@ static void add_cut(struct sweep *s, uint64_t p, uint64_t lo, uint64_t hi)
 	if (p < lo || p > hi)
 		return;
 	s->cuts[s->ncuts++] = p;
+}
+
+/* Cuts at the edges of [@first, @last] within [@lo, @hi]; false if the
+ * range lies outside. */
+static bool cut_range(struct sweep *s, uint64_t first, uint64_t last,
+		      uint64_t lo, uint64_t hi)
+{
+	if (last < lo || first > hi)
+		return false;
+	add_cut(s, first, lo, hi);
+	if (last < hi)
+		add_cut(s, last + 1, lo, hi);
+	return true;
 }
 
 /* Drops the active fetches and accesses that end before page @p. */
@@ -275,22 +288,12 @@ int age_compute(const struct age_input *in, uint64_t lo, uint64_t hi,
 	if (sweep_alloc(&s))
 		goto out;
 	add_cut(&s, lo, lo, hi);
-	for (i = 0; i < in->nf; i++) {
-		if (in->f[i].last < lo || in->f[i].first > hi)
-			continue;
-		s.fby[nfby++] = i;
-		add_cut(&s, in->f[i].first, lo, hi);
-		if (in->f[i].last < hi)
-			add_cut(&s, in->f[i].last + 1, lo, hi);
-	}
-	for (i = 0; i < in->na; i++) {
-		if (in->a[i].last < lo || in->a[i].first > hi)
-			continue;
-		s.aby[naby++] = i;
-		add_cut(&s, in->a[i].first, lo, hi);
-		if (in->a[i].last < hi)
-			add_cut(&s, in->a[i].last + 1, lo, hi);
-	}
+	for (i = 0; i < in->nf; i++)
+		if (cut_range(&s, in->f[i].first, in->f[i].last, lo, hi))
+			s.fby[nfby++] = i;
+	for (i = 0; i < in->na; i++)
+		if (cut_range(&s, in->a[i].first, in->a[i].last, lo, hi))
+			s.aby[naby++] = i;
 	sort_in = in;
 	qsort(s.cuts, s.ncuts, sizeof(*s.cuts), u64_cmp);
 	s.ncuts = dedup(s.cuts, s.ncuts);

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Page age: for each page a read fetched, the time from the read's reply
- * to the page's first access after it. One implementation, compiled into
- * the daemon (MOUNT/.testfs/stats) and into libtestfs
- * (testfs_log_page_age()); it sees plain page ranges and times, not log
- * records, so both feed it from what they hold.
+ * to the page's first access after it. Part of the analysis layer
+ * (analysis.h), which feeds it each file's fetches and accesses for the
+ * daemon's stats and libtestfs (testfs_log_page_age()) alike; it sees
+ * plain page ranges and times, not log records.
  *
  * The rules (man/testfs-control.5 says them to users):
  *
@@ -17,11 +17,9 @@
  *   100 ms allow for a daemon not scheduled at once on a busy machine or
  *   a request in the kernel's background queue), and a page fetched again
  *   (after an eviction) ages from its latest fetch.
- * - Accesses are faults and read(2) lookups, and fault-around mappings of
- *   one page (do_fault_around() maps a range around the page faulted on,
- *   so a one-page range is that page: a one-page mapping or a VMA's
- *   edge). A mapping of more pages touched one of them, which one the
- *   event does not say: its pages are "mapped", not accessed.
+ * - Accesses are as an_is_access() (analysis.h) says: faults, read(2)
+ *   lookups and fault-around mappings of one page; the pages of a wider
+ *   mapping are "mapped", not accessed.
  * - The first access time of a page in an access record is its t_ns: the
  *   correlator merges an event into a record only while the record spans
  *   at most AGE_MERGE_SPAN_NS, so the true time is within that after it.
@@ -94,8 +92,8 @@ struct age_hist {
 void age_add_fetch(struct age_input *in, uint64_t first, uint64_t last,
 		   uint64_t t_ns, uint64_t done_ns);
 /*
- * @type as enum log_access_type: fault and read are accesses, map of one
- * page too; a map of more pages is "mapped".
+ * @type as enum log_access_type; an_is_access() (analysis.h) tells an
+ * access from a "mapped" range.
  */
 void age_add_access(struct age_input *in, unsigned type, uint64_t first,
 		    uint64_t last, uint64_t t_ns, uint64_t end_ns);
