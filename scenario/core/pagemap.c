@@ -196,6 +196,21 @@ void pagemap_legend(struct pagemap *m, char ch, const char *meaning)
 			 meaning);
 }
 
+void pagemap_legend_ranges(struct pagemap *m, const char *start,
+			   const char *end, const char *inside,
+			   const char *policy)
+{
+	pagemap_legend(m, '[', start);
+	pagemap_legend(m, ']', end);
+	pagemap_legend(m, '=', inside);
+	pagemap_legend(m, '#', "touched");
+	pagemap_legend(m, ':', "touched, part of the column");
+	if (!policy)
+		return;
+	pagemap_legend(m, '*', policy);
+	pagemap_legend(m, '.', "the same, part of the column");
+}
+
 /* Two axis lines: '+' ticks every 20 columns and at the last, numbers. */
 static void axis(const struct pagemap *m, struct rnode *lines)
 {

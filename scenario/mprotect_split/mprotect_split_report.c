@@ -134,7 +134,7 @@ static void fetched(struct scenario_ctx *ctx, const struct split_result *r)
 	size_t i;
 
 	sec = rep_section(ctx->rep, "fetched", "What the kernel fetched");
-	rep_uint(sec, "requests", "FUSE reads", r->reads->n, NULL);
+	rep_uint(sec, "requests", "FUSE reads", r->reads.n, NULL);
 	rep_uint(sec, "pages_fetched", "pages fetched", r->fetched.pages, NULL);
 	rep_uint(sec, "major_faults", "major faults (all touches)", r->maj,
 		 NULL);
@@ -145,7 +145,7 @@ static void fetched(struct scenario_ctx *ctx, const struct split_result *r)
 		rep_uint(list, NULL, NULL, r->inside[i], NULL);
 	report_usage(sec, r->log, s->file);
 	report_page_age(sec, r->log, s->file);
-	report_requests(sec, r->reads, 10);
+	report_requests(sec, &r->reads, 10);
 	report_causes(sec, s, r->log, r->by_cause);
 	boundaries(sec, r);
 }
@@ -219,7 +219,7 @@ static void vma_legend(struct pagemap *m)
 static void zoom(struct rnode *sec, const struct split_result *r,
 		 const struct testfs_extent *vmas)
 {
-	const struct read_list *reads = r->reads;
+	const struct read_list *reads = &r->reads;
 	uint64_t b = r->v[1].first, span = 2ull * r->s->ra_pages;
 	uint64_t end = r->s->file_pages - 1;
 	struct testfs_extent *req = calloc(reads->n + 1, sizeof(*req));
@@ -286,14 +286,11 @@ out:
 	free(bpages);
 }
 
-void mprotect_split_report(struct scenario_ctx *ctx,
-			   const struct split_result *r)
+void mprotect_split_report(struct scenario_ctx *ctx, const void *result)
 {
-	if (!r->inside)
-		return;
+	const struct split_result *r = result;
+
 	done(ctx, r);
-	if (!r->model_ok)
-		return;
 	explain(ctx, r);
 	fetched(ctx, r);
 	verdicts(ctx, r);
