@@ -86,8 +86,9 @@ int log_fetched_by_cause(const struct testfs_log *log, const char *name,
 	return err;
 }
 
-int model_predicted(const struct ra_model *m, const struct read_list *reads,
-		    struct testfs_extents *out, bool *same)
+static int model_predicted(const struct ra_model *m,
+			   const struct read_list *reads,
+			   struct testfs_extents *out, bool *same)
 {
 	size_t i, k = 0;
 	int err = 0;
@@ -116,6 +117,24 @@ int model_predicted(const struct ra_model *m, const struct read_list *reads,
 	return err;
 }
 
+int session_predict(const struct session *s, enum ra_policy policy,
+		    int (*drive)(struct ra_model *m, const void *arg),
+		    const void *arg, const struct read_list *reads,
+		    struct testfs_extents *out, bool *same)
+{
+	struct ra_model m;
+	int err;
+
+	err = session_ra_model(s, policy, &m);
+	if (err)
+		return err;
+	err = drive(&m, arg);
+	if (!err)
+		err = model_predicted(&m, reads, out, same);
+	ra_model_free(&m);
+	return err;
+}
+
 int log_file_view(const struct testfs_log *log, const char *name,
 		  struct testfs_extents *fetched,
 		  struct testfs_extents by_cause[NCAUSES],
@@ -130,6 +149,14 @@ int log_file_view(const struct testfs_log *log, const char *name,
 	if (!err && reads)
 		err = log_reads(log, name, reads);
 	return err;
+}
+
+void extents_free_n(struct testfs_extents *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		testfs_extents_free(&v[i]);
 }
 
 uint64_t extents_pages_in(const struct testfs_extents *e, uint64_t first,

@@ -149,6 +149,16 @@ struct scenario_ctx {
 	struct session session;
 };
 
+/*
+ * The steps of a scenario whose result is a @type, in its definition:
+ * `.params = params, SCENARIO_STEPS(struct x_result, measure, analyse,
+ * x_report, release),` (analyse and release may be NULL).
+ */
+#define SCENARIO_STEPS(type, measure_fn, analyse_fn, render_fn, release_fn)    \
+	.result_size = sizeof(type), .measure = (measure_fn),                  \
+	.analyse = (analyse_fn), .render = (render_fn),                        \
+	.release = (release_fn)
+
 /* The table (list.h): every scenario, in `list` order. */
 extern const struct scenario *const scenarios[];
 extern const size_t nscenarios;
@@ -313,12 +323,19 @@ void read_list_free(struct read_list *l);
 uint64_t read_list_usual_pages(const struct read_list *reads, uint64_t *count);
 
 /*
- * The windows of the model @m added to @out (pages it would fetch) and,
- * in *@same, whether they are @reads: each window split at the model's
- * max_request, in order, and nothing more. Returns 0 or -ENOMEM.
+ * What the readahead model under @policy fetches of the session's file
+ * when @drive (the scenario's accesses, on @arg) runs it: its windows
+ * added to @out and, in *@same, whether they are @reads (each window
+ * split at the model's max_request, in order, and nothing more).
+ * Returns 0, or -ENOMEM or @drive's negative errno.
  */
-int model_predicted(const struct ra_model *m, const struct read_list *reads,
+int session_predict(const struct session *s, enum ra_policy policy,
+		    int (*drive)(struct ra_model *m, const void *arg),
+		    const void *arg, const struct read_list *reads,
 		    struct testfs_extents *out, bool *same);
+
+/* Frees each of the @n extents of @v. */
+void extents_free_n(struct testfs_extents *v, size_t n);
 
 /* Pages of @e within [@first, @last]. */
 uint64_t extents_pages_in(const struct testfs_extents *e, uint64_t first,

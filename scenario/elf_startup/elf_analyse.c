@@ -24,31 +24,26 @@ static bool release_clamps_exec(const char *release)
 }
 
 /*
- * The plan under @policy: the header read(2), then the first access of
+ * The model's accesses: the header read(2), then the first access of
  * each page (later ones do not fault: the page is mapped), each in the
- * VMA it has at that time. *@same: the model's windows, split at
- * max_pages, are the reads observed.
+ * VMA it has at that time.
  */
-static int predict(struct elf_result *r, enum ra_policy policy,
-		   struct testfs_extents *out, bool *same)
+static int drive(struct ra_model *m, const void *arg)
 {
+	const struct elf_result *r = arg;
 	const struct elf_plan *p = &r->plan;
 	struct testfs_extents seen = TESTFS_EXTENTS_INIT;
-	struct ra_model m;
 	size_t i;
-	int err;
+	int err = 0;
 
-	err = session_ra_model(r->s, policy, &m);
-	if (err)
-		return err;
-	m.unaligned_async = !r->exec_clamp;
-	ra_model_read(&m, 0, (p->header_bytes + ELF_PAGE - 1) / ELF_PAGE,
+	m->unaligned_async = !r->exec_clamp;
+	ra_model_read(m, 0, (p->header_bytes + ELF_PAGE - 1) / ELF_PAGE,
 		      (uint32_t)((p->header_bytes + ELF_PAGE - 1) / ELF_PAGE));
 	if (p->phdr_len) {
 		uint64_t a = p->phdr_off / ELF_PAGE;
 		uint64_t b = (p->phdr_off + p->phdr_len - 1) / ELF_PAGE;
 
-		ra_model_read(&m, a, b - a + 1, (uint32_t)(b - a + 1));
+		ra_model_read(m, a, b - a + 1, (uint32_t)(b - a + 1));
 	}
 	for (i = 0; i < p->n && !err; i++) {
 		uint64_t page = p->v[i].vaddr / ELF_PAGE;
@@ -60,17 +55,14 @@ static int predict(struct elf_result *r, enum ra_policy policy,
 		if (err || !elf_vma_of(&r->img, p, p->v[i].vaddr,
 				       i >= p->relro_at, &v))
 			continue;
-		m.exec = r->exec_clamp && (v.prot & 4 /* PROT_EXEC */);
-		ra_model_fault(&m,
+		m->exec = r->exec_clamp && (v.prot & 4 /* PROT_EXEC */);
+		ra_model_fault(m,
 			       elf_file_page(&r->img,
 					     elf_seg_of(&r->img, p->v[i].vaddr),
 					     p->v[i].vaddr),
 			       v.first_page, v.last_page);
 	}
-	if (!err)
-		err = model_predicted(&m, &r->reads, out, same);
 	testfs_extents_free(&seen);
-	ra_model_free(&m);
 	return err;
 }
 
@@ -187,7 +179,8 @@ int elf_analyse(struct scenario_ctx *ctx, void *result)
 		struct elf_policy *v = &r->policy[p];
 		bool same;
 
-		err = predict(r, (enum ra_policy)p, &v->pred, &v->same_reads);
+		err = session_predict(r->s, (enum ra_policy)p, drive, r,
+				      &r->reads, &v->pred, &v->same_reads);
 		if (!err)
 			err = testfs_extents_subtract(&v->pred, &u, &o);
 		v->outside = o.pages;

@@ -238,8 +238,7 @@ static void release(void *result)
 	testfs_extents_free(&r->fetched);
 	testfs_extents_free(&r->not_fetched);
 	testfs_extents_free(&r->outside);
-	for (i = 0; i < NCAUSES; i++)
-		testfs_extents_free(&r->by_cause[i]);
+	extents_free_n(r->by_cause, NCAUSES);
 	for (i = 0; i < RA_NPOLICIES; i++)
 		testfs_extents_free(&r->policy[i].pred);
 	read_list_free(&r->reads);
@@ -305,10 +304,7 @@ const struct scenario elf_startup_scenario = {
 		"the verdict of each readahead policy, and the total against "
 		"what a VMA-limited kernel would fetch.",
 	.params = params,
-	.result_size = sizeof(struct elf_result),
-	.measure = measure,
-	.analyse = elf_analyse,
-	.render = elf_report,
-	.release = release,
+	SCENARIO_STEPS(struct elf_result, measure, elf_analyse, elf_report,
+		       release),
 	.check = elf_startup_check,
 };

@@ -207,10 +207,8 @@ static int analyse(struct scenario_ctx *ctx, void *result)
 static void release(void *result)
 {
 	struct split_result *r = result;
-	unsigned c;
 
-	for (c = 0; c < NCAUSES; c++)
-		testfs_extents_free(&r->by_cause[c]);
+	extents_free_n(r->by_cause, NCAUSES);
 	testfs_extents_free(&r->fetched);
 	free(r->inside);
 	read_list_free(&r->reads);
@@ -299,9 +297,6 @@ const struct scenario mprotect_split_scenario = {
 		"(from the log's arrival and completion times against the "
 		"touch time, and mincore() before the touch).",
 	.params = params,
-	.result_size = sizeof(struct split_result),
-	.measure = measure,
-	.analyse = analyse,
-	.render = mprotect_split_report,
-	.release = release,
+	SCENARIO_STEPS(struct split_result, measure, analyse,
+		       mprotect_split_report, release),
 };

@@ -321,9 +321,6 @@ const struct scenario seqread_scenario = {
 		"order), with the sequence current kernels produce for "
 		"read(2) worked out from mm/readahead.c.",
 	.params = params,
-	.result_size = sizeof(struct seqread_result),
-	.measure = measure,
-	.analyse = analyse,
-	.render = seqread_report,
-	.release = release,
+	SCENARIO_STEPS(struct seqread_result, measure, analyse, seqread_report,
+		       release),
 };

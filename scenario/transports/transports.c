@@ -357,8 +357,6 @@ const struct scenario transports_scenario = {
 		"io_uring half says why and only /dev/fuse is reported. The "
 		"PARAM transport= is ignored: this scenario runs both.",
 	.params = params,
-	.result_size = sizeof(struct transports),
-	.measure = measure,
-	.render = transports_report,
-	.release = release,
+	SCENARIO_STEPS(struct transports, measure, NULL, transports_report,
+		       release),
 };

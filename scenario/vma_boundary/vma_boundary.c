@@ -37,15 +37,14 @@ static const struct param_def params[] = {
 static void release(void *result)
 {
 	struct vma_result *t = result;
-	unsigned c;
+	unsigned p;
 
+	extents_free_n(t->by_cause, NCAUSES);
+	for (p = 0; p < RA_NPOLICIES; p++)
+		testfs_extents_free(&t->policy[p].pred);
 	testfs_extents_free(&t->fetched);
 	testfs_extents_free(&t->touched);
 	testfs_extents_free(&t->faults);
-	for (c = 0; c < NCAUSES; c++)
-		testfs_extents_free(&t->by_cause[c]);
-	for (c = 0; c < RA_NPOLICIES; c++)
-		testfs_extents_free(&t->policy[c].pred);
 	read_list_free(&t->reads);
 	testfs_log_free(t->log);
 }
@@ -114,26 +113,16 @@ static int measure(struct scenario_ctx *ctx, void *result)
 	return err;
 }
 
-/*
- * Predicted pages under @policy (exec: a PROT_EXEC mapping), and whether
- * the model's windows, split at max_pages, are the FUSE reads observed.
- */
-static int predict(const struct vma_result *t, enum ra_policy policy,
-		   struct vma_policy *out)
+/* The model's accesses: every page of the VMA in order (exec: PROT_EXEC). */
+static int drive(struct ra_model *m, const void *arg)
 {
-	struct ra_model m;
+	const struct vma_result *t = arg;
 	uint64_t p;
-	int err;
 
-	err = session_ra_model(t->s, policy, &m);
-	if (err)
-		return err;
-	m.exec = t->exec;
+	m->exec = t->exec;
 	for (p = t->first; p <= t->last; p++)
-		ra_model_fault(&m, p, t->first, t->last);
-	err = model_predicted(&m, &t->reads, &out->pred, &out->same_reads);
-	ra_model_free(&m);
-	return err;
+		ra_model_fault(m, p, t->first, t->last);
+	return 0;
 }
 
 /* The prediction against what was fetched: counts and the verdict. */
@@ -199,7 +188,9 @@ static int analyse(struct scenario_ctx *ctx, void *result)
 
 	/* exec: 6.16+ reads from the fault within the VMA, no async. */
 	for (p = 0; p < RA_NPOLICIES && !err; p++) {
-		err = predict(t, (enum ra_policy)p, &t->policy[p]);
+		err = session_predict(t->s, (enum ra_policy)p, drive, t,
+				      &t->reads, &t->policy[p].pred,
+				      &t->policy[p].same_reads);
 		judge(t, &t->policy[p]);
 	}
 	if (err)
@@ -225,9 +216,6 @@ const struct scenario vma_boundary_scenario = {
 		"4 KiB mmap/pread throughput, sequential and random, under a "
 		"storage model (the patch's fio matrix, without fio).",
 	.params = params,
-	.result_size = sizeof(struct vma_result),
-	.measure = measure,
-	.analyse = analyse,
-	.render = vma_boundary_report,
-	.release = release,
+	SCENARIO_STEPS(struct vma_result, measure, analyse, vma_boundary_report,
+		       release),
 };

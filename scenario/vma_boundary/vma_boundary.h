@@ -26,24 +26,20 @@ struct vma_policy {
 struct vma_start {
 	const struct testfs_record *r0;
 	/* Its last page; half a window (where read-around starts). */
-	uint64_t last;
-	uint64_t half;
+	uint64_t last, half;
 	/* Read-around clamped at page 0; cut at the end of the file. */
-	bool clamped_at_zero;
-	bool cut_at_eof;
+	bool clamped_at_zero, cut_at_eof;
 };
 
 /* How readahead went on at the VMA end. */
 struct vma_end {
-	/* The read running across the VMA end, and those wholly past it. */
-	const struct testfs_record *cross;
-	const struct testfs_record *first_past;
-	const struct testfs_record *last_past;
+	/* The read running across the VMA end, and those wholly past it
+	 * (the first, the last, how many). */
+	const struct testfs_record *cross, *first_past, *last_past;
 	uint64_t past;
 	/* Async and read-around reads (without tracing: all but the first
 	 * are taken as async). */
-	uint64_t async;
-	uint64_t arounds;
+	uint64_t async, arounds;
 	bool traced;
 };
 

@@ -115,12 +115,17 @@ static void explain_end(struct rnode *sec, const struct vma_result *t)
 {
 	const struct vma_end *e = &t->end;
 	const struct testfs_record *cross = e->cross;
-	char win[256] = "";
+	char win[256] = "", all[160];
 
 	if (!t->after) {
 		explain_stop(sec, t);
 		return;
 	}
+	snprintf(all, sizeof(all),
+		 "In all %llu page%s after the VMA's last page (%llu) %s "
+		 "fetched",
+		 (unsigned long long)t->after, pl(t->after),
+		 (unsigned long long)t->last, t->after == 1 ? "was" : "were");
 	if (cross)
 		snprintf(win, sizeof(win),
 			 "The read running at the VMA end, pages %llu-%llu, "
@@ -134,12 +139,9 @@ static void explain_end(struct rnode *sec, const struct vma_result *t)
 		rep_text(sec, "end",
 			 "End of the VMA: the first read-around window itself "
 			 "reached past the VMA end. %sNo async window was "
-			 "started. In all %llu page%s after the VMA's last "
-			 "page (%llu) %s fetched that nothing can reach "
-			 "through this mapping.",
-			 win, (unsigned long long)t->after, pl(t->after),
-			 (unsigned long long)t->last,
-			 t->after == 1 ? "was" : "were");
+			 "started. %s that nothing can reach through this "
+			 "mapping.",
+			 win, all);
 		return;
 	}
 	if (e->first_past)
@@ -149,28 +151,19 @@ static void explain_end(struct rnode *sec, const struct vma_result *t)
 			 "each window started the next window (%llu async "
 			 "read%s), and nothing stopped this at the VMA end. "
 			 "%s%llu more read%s, pages %llu-%llu, %s entirely "
-			 "past the VMA. In all %llu page%s after the VMA's "
-			 "last page (%llu) %s fetched that nothing can reach "
-			 "through this mapping.",
+			 "past the VMA. %s that nothing can reach through "
+			 "this mapping.",
 			 (unsigned long long)e->async, pl(e->async), win,
 			 (unsigned long long)e->past, pl(e->past),
 			 (unsigned long long)e->first_past->page,
 			 (unsigned long long)(e->last_past->page +
 					      e->last_past->pages - 1),
-			 e->past == 1 ? "lies" : "lie",
-			 (unsigned long long)t->after, pl(t->after),
-			 (unsigned long long)t->last,
-			 t->after == 1 ? "was" : "were");
+			 e->past == 1 ? "lies" : "lie", all);
 	else
 		rep_text(sec, "end",
 			 "End of the VMA: readahead went on asynchronously "
-			 "(%llu async read%s) past the VMA end. %sIn all "
-			 "%llu page%s after the VMA's last page (%llu) %s "
-			 "fetched.",
-			 (unsigned long long)e->async, pl(e->async), win,
-			 (unsigned long long)t->after, pl(t->after),
-			 (unsigned long long)t->last,
-			 t->after == 1 ? "was" : "were");
+			 "(%llu async read%s) past the VMA end. %s%s.",
+			 (unsigned long long)e->async, pl(e->async), win, all);
 }
 
 static void explain(struct report *rep, const struct vma_result *t)
