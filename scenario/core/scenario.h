@@ -5,13 +5,15 @@
  * folder each, NAME/NAME.c, listed in list.h).
  *
  * A scenario declares its PARAMs (name, default, small-size default,
- * meaning, accepted values) and a run function. The run function starts
- * an instance through libtestfs (session_start), does its work, fills the
- * report and returns 0; or it returns a negative errno with the reason in
- * ctx->why when it could not run. It never prints: progress goes through
- * progress(), everything else into the report. The framework (main.c)
- * owns the rest: it stops the instance on every path, reports the
- * daemon's exit status and chooses the command's.
+ * meaning, accepted values) and its steps on a typed result of its own:
+ * measure() starts an instance through libtestfs (session_start_params)
+ * and does its work, analyse() computes every figure of the report,
+ * render() turns the result into the report's sections and release()
+ * frees it. A step that fails returns a negative errno with the reason
+ * in ctx->why. A scenario never prints: progress goes through
+ * progress(), everything else into the report. The framework (main.c,
+ * run.c) owns the rest: it runs the steps, stops the instance on every
+ * path, reports the daemon's exit status and chooses the command's.
  */
 #ifndef SCENARIO_H
 #define SCENARIO_H
@@ -67,8 +69,8 @@ struct scenario {
 	/* Ends with { NULL }. */
 	const struct param_def *params;
 	/*
-	 * A scenario in three steps, which the framework runs in order on
-	 * a zeroed result of result_size bytes (run.c): measure() starts
+	 * A scenario as steps, which the framework runs in order on a
+	 * zeroed result of result_size bytes (run.c): measure() starts
 	 * the instance and does the experiment, keeping what it observed
 	 * in the result; analyse() (optional) computes from it everything
 	 * the report shows; render() turns the result into the report's
@@ -170,17 +172,14 @@ extern const struct param_def common_params[];
  * PARAMs many scenarios declare alike: the mount's read_ahead_kb ("ra"),
  * and the storage model ("model") with its default and what it is for.
  */
-#define PARAM_DEF_RA                                                           \
-	{                                                                      \
-		"ra", PARAM_UINT, "128", NULL, "read_ahead_kb of the mount",   \
-			4, 1048576, NULL                                       \
-	}
-#define PARAM_DEF_MODEL(def, help)                                              \
-	{                                                                       \
-		"model", PARAM_MODEL, def, NULL,                                \
-			"storage model for every read (testfs --latency)" help, \
-			0, 0, NULL                                              \
-	}
+/* clang-format off */
+#define PARAM_DEF_RA \
+	{ "ra", PARAM_UINT, "128", NULL, "read_ahead_kb of the mount", 4, \
+	  1048576, NULL }
+#define PARAM_DEF_MODEL(def, help) \
+	{ "model", PARAM_MODEL, def, NULL, \
+	  "storage model for every read (testfs --latency)" help, 0, 0, NULL }
+/* clang-format on */
 
 /*
  * run.c: runs ctx->sc (its three steps, or its run()) and returns 0 or
