@@ -54,16 +54,9 @@ static void cell_progress(const char *phase, uint64_t done, uint64_t total,
 		 (unsigned long long)(total ? done * 100 / total : 100));
 }
 
-struct cell {
-	const char *engine;
-	const char *rw;
-	uint64_t ns;
-	uint64_t requests;
-	uint64_t fetched;
-};
-
-static int run_cell(struct scenario_ctx *ctx, struct session *s, struct cell *c,
-		    uint64_t first, uint64_t npages, const uint64_t *order)
+static int run_cell(struct scenario_ctx *ctx, struct session *s,
+		    struct fio_cell *c, uint64_t first, uint64_t npages,
+		    const uint64_t *order)
 {
 	static char buf[TESTFS_PAGE_SIZE];
 	struct testfs_extents fetched = TESTFS_EXTENTS_INIT;
@@ -134,31 +127,40 @@ static int run_cell(struct scenario_ctx *ctx, struct session *s, struct cell *c,
 	return 0;
 }
 
-int fio_matrix(struct scenario_ctx *ctx, struct session *s, uint64_t first,
-	       uint64_t npages, struct rnode *sec)
+int fio_matrix_run(struct scenario_ctx *ctx, struct session *s, uint64_t first,
+		   uint64_t npages, struct fio_matrix *out)
 {
-	struct cell cells[4] = {
-		{ "mmap", "read", 0, 0, 0 },
-		{ "mmap", "randread", 0, 0, 0 },
-		{ "psync", "read", 0, 0, 0 },
-		{ "psync", "randread", 0, 0, 0 },
+	static const char *const cells[FIO_CELLS][2] = {
+		{ "mmap", "read" },
+		{ "mmap", "randread" },
+		{ "psync", "read" },
+		{ "psync", "randread" },
 	};
 	uint64_t *order = permutation(npages, param_u(ctx, "seed"));
-	struct rnode *table;
 	unsigned i;
 	int err = 0;
 
 	if (!order)
 		return scenario_fail(ctx, -ENOMEM, "throughput");
-	for (i = 0; i < 4 && !err; i++) {
-		bool rnd = strcmp(cells[i].rw, "randread") == 0;
+	out->npages = npages;
+	for (i = 0; i < FIO_CELLS && !err; i++) {
+		bool rnd = strcmp(cells[i][1], "randread") == 0;
 
-		err = run_cell(ctx, s, &cells[i], first, npages,
+		out->cell[i].engine = cells[i][0];
+		out->cell[i].rw = cells[i][1];
+		err = run_cell(ctx, s, &out->cell[i], first, npages,
 			       rnd ? order : NULL);
 	}
 	free(order);
-	if (err)
-		return err;
+	return err;
+}
+
+void fio_matrix_report(struct rnode *sec, const struct fio_matrix *fm)
+{
+	uint64_t npages = fm->npages;
+	struct rnode *table;
+	unsigned i;
+
 	rep_text(sec, "what",
 		 "The patch's fio runs, without fio: mmap and psync, rw=read "
 		 "and randread (each page once, shuffled), bs=4k, over the "
@@ -169,22 +171,20 @@ int fio_matrix(struct scenario_ctx *ctx, struct session *s, uint64_t first,
 		 "examples/fio/README.md). The patch reported these within "
 		 "+-2%% of the unpatched kernel (not modelled here).");
 	table = rep_table(sec, "runs", NULL);
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < FIO_CELLS; i++) {
+		const struct fio_cell *c = &fm->cell[i];
 		struct rnode *row = rep_row(table);
 
-		rep_str(row, "engine", NULL, "%s", cells[i].engine);
-		rep_str(row, "rw", NULL, "%s", cells[i].rw);
+		rep_str(row, "engine", NULL, "%s", c->engine);
+		rep_str(row, "rw", NULL, "%s", c->rw);
 		rep_uint(row, "ios", NULL, npages, NULL);
-		rep_num(row, "ms", NULL, cells[i].ns / 1e6, 1, "ms");
+		rep_num(row, "ms", NULL, c->ns / 1e6, 1, "ms");
 		rep_num(row, "MB_s", "MB/s",
-			mb_per_s(npages * TESTFS_PAGE_SIZE, cells[i].ns), 1,
-			"MB/s");
-		rep_num(row, "kiops", "kIOPS",
-			cells[i].ns ? npages * 1e6 / cells[i].ns : 0, 1, NULL);
-		rep_uint(row, "requests", "FUSE reads", cells[i].requests,
+			mb_per_s(npages * TESTFS_PAGE_SIZE, c->ns), 1, "MB/s");
+		rep_num(row, "kiops", "kIOPS", c->ns ? npages * 1e6 / c->ns : 0,
+			1, NULL);
+		rep_uint(row, "requests", "FUSE reads", c->requests, NULL);
+		rep_uint(row, "pages_fetched", "pages fetched", c->fetched,
 			 NULL);
-		rep_uint(row, "pages_fetched", "pages fetched",
-			 cells[i].fetched, NULL);
 	}
-	return 0;
 }

@@ -88,6 +88,79 @@ int log_fetched_by_cause(const struct testfs_log *log, const char *name,
 	return err;
 }
 
+static int model_predicted(const struct ra_model *m,
+			   const struct read_list *reads,
+			   struct testfs_extents *out, bool *same)
+{
+	size_t i, k = 0;
+	int err = 0;
+
+	*same = true;
+	for (i = 0; i < m->nwindows && !err; i++) {
+		uint64_t first = m->windows[i].first,
+			 left = m->windows[i].pages;
+
+		if (!left)
+			continue;
+		err = testfs_extents_add(out, first, first + left - 1);
+		for (; left; k++) {
+			uint64_t n =
+				left < m->max_request ? left : m->max_request;
+
+			if (k >= reads->n || reads->v[k]->page != first ||
+			    reads->v[k]->pages != n)
+				*same = false;
+			first += n;
+			left -= n;
+		}
+	}
+	if (k != reads->n)
+		*same = false;
+	return err;
+}
+
+int session_predict(const struct session *s, enum ra_policy policy,
+		    int (*drive)(struct ra_model *m, const void *arg),
+		    const void *arg, const struct read_list *reads,
+		    struct testfs_extents *out, bool *same)
+{
+	struct ra_model m;
+	int err;
+
+	err = session_ra_model(s, policy, &m);
+	if (err)
+		return err;
+	err = drive(&m, arg);
+	if (!err)
+		err = model_predicted(&m, reads, out, same);
+	ra_model_free(&m);
+	return err;
+}
+
+int log_file_view(const struct testfs_log *log, const char *name,
+		  struct testfs_extents *fetched,
+		  struct testfs_extents by_cause[NCAUSES],
+		  struct read_list *reads)
+{
+	int err = 0;
+
+	if (fetched)
+		err = testfs_log_fetched(log, name, fetched);
+	if (!err && by_cause)
+		err = log_fetched_by_cause(log, name, by_cause);
+	if (!err && reads)
+		err = log_reads(log, name, reads);
+	return err;
+}
+
+void extents_free_n(struct testfs_extents *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		testfs_extents_free(&v[i]);
+}
+
 uint64_t extents_pages_in(const struct testfs_extents *e, uint64_t first,
 			  uint64_t last)
 {

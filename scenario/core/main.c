@@ -16,6 +16,7 @@
 #include "parse.h"
 #include "latency.h"
 #include "rules.h"
+#include "strbuf.h"
 
 #define SCENARIO(name) extern const struct scenario name##_scenario;
 #include "list.h"
@@ -60,30 +61,19 @@ static const char models_text[] =
 
 /*
  * Prints @text wrapped at 79 columns; the first line continues at column
- * @col (0: a new line), the others are indented by @indent.
+ * @col after a space (0: a new line), the others are indented by @indent.
  */
 static void print_wrapped(const char *text, int col, int indent)
 {
-	while (*text) {
-		int len;
+	struct strbuf sb = STRBUF_INIT;
 
-		while (*text == ' ')
-			text++;
-		len = (int)strcspn(text, " ");
-		if (!len)
-			break;
-		if (col && col + 1 + len > 79) {
-			putchar('\n');
-			col = 0;
-		}
-		if (!col)
-			col = printf("%*s", indent, "");
-		else
-			col += printf(" ");
-		col += printf("%.*s", len, text);
-		text += len;
-	}
-	putchar('\n');
+	if (col)
+		strbuf_addc(&sb, ' ');
+	else
+		strbuf_addf(&sb, "%*s", indent, "");
+	text_wrap(&sb, text, col ? col + 1 : indent, indent, 79);
+	fputs(sb.data && !sb.oom ? sb.data : "\n", stdout);
+	strbuf_free(&sb);
 }
 
 static void usage(void)
@@ -494,7 +484,7 @@ static int run(const char *name, int argc, char **argv)
 		rep_str(list, NULL, NULL, "%s=%s", ctx.defs[i]->name,
 			*ctx.value[i] ? ctx.value[i] : "\"\"");
 
-	ret = ctx.sc->run(&ctx);
+	ret = scenario_execute(&ctx);
 	session_end(&ctx, ret >= 0);
 	progress_end();
 	if (ret < 0) {

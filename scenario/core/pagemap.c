@@ -55,6 +55,58 @@ static long col_of(const struct pagemap *m, uint64_t page)
 	return (long)((page - m->first) / m->per_col);
 }
 
+/*
+ * The columns of @e's first and last page (-1: that end is outside the
+ * map); false when @e does not meet the map at all.
+ */
+static bool span_cols(const struct pagemap *m, const struct testfs_extent *e,
+		      long *a, long *b)
+{
+	*a = col_of(m, e->first);
+	*b = col_of(m, e->last);
+	return !(e->last < m->first || e->first > m->last);
+}
+
+/* @ch over the columns of @e (those in the map). */
+static void fill_span(const struct pagemap *m, char *row,
+		      const struct testfs_extent *e, char ch)
+{
+	long a, b, c;
+
+	if (!span_cols(m, e, &a, &b))
+		return;
+	if (a < 0)
+		a = 0;
+	if (b < 0)
+		b = (long)m->cols - 1;
+	for (c = a; c <= b; c++)
+		row[c] = ch;
+}
+
+/*
+ * A request as "[---]" ('o' within one column), '|' where it meets
+ * another, '-' only over columns no other request marked.
+ */
+static void draw_request(const struct pagemap *m, char *row,
+			 const struct testfs_extent *e)
+{
+	long a, b, c;
+
+	if (!span_cols(m, e, &a, &b))
+		return;
+	for (c = a < 0 ? 0 : a + 1; c < (b < 0 ? (long)m->cols : b); c++)
+		if (row[c] == ' ')
+			row[c] = '-';
+	if (a >= 0 && a == b) {
+		row[a] = row[a] == ' ' ? 'o' : '|';
+		return;
+	}
+	if (a >= 0)
+		row[a] = row[a] == ' ' || row[a] == '-' ? '[' : '|';
+	if (b >= 0)
+		row[b] = row[b] == ' ' || row[b] == '-' ? ']' : '|';
+}
+
 void pagemap_row_set(struct pagemap *m, const char *label,
 		     const struct testfs_extents *e, char full, char part)
 {
@@ -92,18 +144,8 @@ void pagemap_row_vmas(struct pagemap *m, const char *label,
 
 	if (!row)
 		return;
-	for (i = 0; i < n; i++) {
-		long a = col_of(m, v[i].first), b = col_of(m, v[i].last), c;
-
-		if (v[i].last < m->first || v[i].first > m->last)
-			continue;
-		if (a < 0)
-			a = 0;
-		if (b < 0)
-			b = (long)m->cols - 1;
-		for (c = a; c <= b; c++)
-			row[c] = fill[i % 2];
-	}
+	for (i = 0; i < n; i++)
+		fill_span(m, row, &v[i], fill[i % 2]);
 	/* Ranges narrower than 4 columns: the fill alone shows them. */
 	for (i = 0; i < n; i++)
 		if (v[i].last - v[i].first + 1 < 4 * m->per_col)
@@ -128,24 +170,8 @@ void pagemap_row_requests(struct pagemap *m, const char *label,
 
 	if (!row)
 		return;
-	for (i = 0; i < n; i++) {
-		long a = col_of(m, v[i].first), b = col_of(m, v[i].last), c;
-
-		if (v[i].last < m->first || v[i].first > m->last)
-			continue;
-		for (c = a < 0 ? 0 : a + 1; c < (b < 0 ? (long)m->cols : b);
-		     c++)
-			if (row[c] == ' ')
-				row[c] = '-';
-		if (a >= 0 && a == b) {
-			row[a] = row[a] == ' ' ? 'o' : '|';
-			continue;
-		}
-		if (a >= 0)
-			row[a] = row[a] == ' ' || row[a] == '-' ? '[' : '|';
-		if (b >= 0)
-			row[b] = row[b] == ' ' || row[b] == '-' ? ']' : '|';
-	}
+	for (i = 0; i < n; i++)
+		draw_request(m, row, &v[i]);
 	/* The legend of the glyphs drawn. */
 	if (strpbrk(row, "[]-|")) {
 		snprintf(text, sizeof(text), "[---] %s", what);
@@ -194,6 +220,21 @@ void pagemap_legend(struct pagemap *m, char ch, const char *meaning)
 	else
 		snprintf(m->legend[m->nlegend++], sizeof(m->legend[0]), "%s",
 			 meaning);
+}
+
+void pagemap_legend_ranges(struct pagemap *m, const char *start,
+			   const char *end, const char *inside,
+			   const char *policy)
+{
+	pagemap_legend(m, '[', start);
+	pagemap_legend(m, ']', end);
+	pagemap_legend(m, '=', inside);
+	pagemap_legend(m, '#', "touched");
+	pagemap_legend(m, ':', "touched, part of the column");
+	if (!policy)
+		return;
+	pagemap_legend(m, '*', policy);
+	pagemap_legend(m, '.', "the same, part of the column");
 }
 
 /* Two axis lines: '+' ticks every 20 columns and at the last, numbers. */

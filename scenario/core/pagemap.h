@@ -65,6 +65,15 @@ void pagemap_row_marks(struct pagemap *m, const char *label,
 
 /* A legend entry "CH MEANING" (@ch 0: MEANING alone); once per @ch. */
 void pagemap_legend(struct pagemap *m, char ch, const char *meaning);
+/*
+ * The legend of a map of ranges and touched pages: '[' @start, ']' @end,
+ * '=' @inside, '#' touched, ':' touched, part of the column; with
+ * @policy also '*' @policy (what a policy would fetch) and '.' the same,
+ * part of the column.
+ */
+void pagemap_legend_ranges(struct pagemap *m, const char *start,
+			   const char *end, const char *inside,
+			   const char *policy);
 
 /*
  * Adds the map to @parent as object @key: a caption (range, pages per

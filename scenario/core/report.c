@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * The report tree: building it, and its JSON renderer (the text one is
- * in report_text.c).
+ * The report tree: the document a scenario's render step builds from its
+ * typed result (sections, objects, tables, lists, leaves with a JSON key
+ * and a text label), and the typed facts the HTML page shows. Its
+ * renderers: report_json.c, report_text.c, html_page.c.
  */
 #include "report_tree.h"
 #include "report_i.h"
@@ -12,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
 #include "strbuf.h"
 
 static struct report *the_report;
@@ -189,15 +190,24 @@ static char *vformat(const char *fmt, va_list ap)
 	return strbuf_detach(&sb, NULL);
 }
 
+/* A leaf of @type whose string is @fmt formatted. */
+static struct rnode *add_vf(struct rnode *p, enum rtype type, const char *key,
+			    const char *label, const char *fmt, va_list ap)
+{
+	struct rnode *n = add(p, type, key, label, NULL);
+
+	if (n != &sink)
+		n->str = vformat(fmt, ap);
+	return n;
+}
+
 void rep_str(struct rnode *p, const char *key, const char *label,
 	     const char *fmt, ...)
 {
-	struct rnode *n = add(p, R_STR, key, label, NULL);
 	va_list ap;
 
 	va_start(ap, fmt);
-	if (n != &sink)
-		n->str = vformat(fmt, ap);
+	add_vf(p, R_STR, key, label, fmt, ap);
 	va_end(ap);
 }
 
@@ -226,12 +236,11 @@ static void keep_note(const char *s)
 
 void rep_text(struct rnode *p, const char *key, const char *fmt, ...)
 {
-	struct rnode *n = add(p, R_TEXT, key, NULL, NULL);
+	struct rnode *n;
 	va_list ap;
 
 	va_start(ap, fmt);
-	if (n != &sink)
-		n->str = vformat(fmt, ap);
+	n = add_vf(p, R_TEXT, key, NULL, fmt, ap);
 	va_end(ap);
 	if (n != &sink && n->str && p->plain_words && the_report)
 		keep_note(n->str);
@@ -298,97 +307,43 @@ struct rnode *rep_lines(struct rnode *p, const char *key)
 
 void rep_line(struct rnode *lines, const char *fmt, ...)
 {
-	struct rnode *n = add(lines, R_STR, NULL, NULL, NULL);
 	va_list ap;
 
 	va_start(ap, fmt);
-	if (n != &sink)
-		n->str = vformat(fmt, ap);
+	add_vf(lines, R_STR, NULL, NULL, fmt, ap);
 	va_end(ap);
 }
 
-/* ------------------------------------------------------------------ */
-/* JSON                                                                */
-/* ------------------------------------------------------------------ */
-
-static void json_node(const struct rnode *n, struct strbuf *out);
-
-static void json_members(const struct rnode *n, struct strbuf *out)
+bool rnode_scalar(const struct rnode *n, struct strbuf *sb, bool json)
 {
-	size_t i;
-
-	bool first = true;
-
-	strbuf_addc(out, '{');
-	for (i = 0; i < n->n; i++) {
-		if (n->kids[i]->text_only)
-			continue;
-		if (!first)
-			strbuf_addc(out, ',');
-		first = false;
-		json_add_cstring(out, n->kids[i]->key ? n->kids[i]->key : "");
-		strbuf_addc(out, ':');
-		json_node(n->kids[i], out);
-	}
-	strbuf_addc(out, '}');
-}
-
-static void json_node(const struct rnode *n, struct strbuf *out)
-{
-	size_t i;
-
 	switch (n->type) {
-	case R_SECTION:
-	case R_OBJ:
-		json_members(n, out);
-		break;
-	case R_LIST:
-	case R_TABLE:
-	case R_LINES:
-		strbuf_addc(out, '[');
-		for (i = 0; i < n->n; i++) {
-			if (i)
-				strbuf_addc(out, ',');
-			json_node(n->kids[i], out);
-		}
-		strbuf_addc(out, ']');
-		break;
 	case R_UINT:
-		strbuf_addf(out, "%llu", (unsigned long long)n->v.u);
-		break;
+		strbuf_addf(sb, "%llu", (unsigned long long)n->v.u);
+		return true;
 	case R_INT:
-		strbuf_addf(out, "%lld", (long long)n->v.i);
-		break;
+		strbuf_addf(sb, "%lld", (long long)n->v.i);
+		return true;
 	case R_NUM:
 		if (isfinite(n->v.d))
-			strbuf_addf(out, "%.*f", n->decimals, n->v.d);
+			strbuf_addf(sb, "%.*f", n->decimals, n->v.d);
 		else
-			strbuf_adds(out, "null");
-		break;
+			strbuf_adds(sb, json ? "null" : "-");
+		return true;
 	case R_BOOL:
-		strbuf_adds(out, n->v.b ? "true" : "false");
-		break;
-	case R_NULL:
-		strbuf_adds(out, "null");
-		break;
-	case R_STR:
-	case R_TEXT:
-		json_add_cstring(out, n->str ? n->str : "");
-		break;
+		strbuf_adds(sb, n->v.b ? (json ? "true" : "yes")
+				       : (json ? "false" : "no"));
+		return true;
+	default:
+		return false;
 	}
 }
 
-int report_print_json(struct report *r, FILE *f)
+/* Writes @out to @f unless the report or @out ran out of memory. */
+int report_write(const struct report *r, const struct strbuf *out, FILE *f)
 {
-	struct strbuf out = STRBUF_INIT;
-	int err = 0;
-
-	json_members(&r->root, &out);
-	strbuf_addc(&out, '\n');
-	if (out.oom || r->oom)
-		err = -ENOMEM;
-	else if (fwrite(out.data, 1, out.len, f) != out.len || fflush(f))
-		err = -EIO;
-	strbuf_free(&out);
-	return err;
+	if (out->oom || r->oom)
+		return -ENOMEM;
+	if (fwrite(out->data, 1, out->len, f) != out->len || fflush(f))
+		return -EIO;
+	return 0;
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The report tree, shared by its builder and JSON renderer (report.c)
- * and its text renderer (report_text.c). Not for scenarios: they use
- * report.h.
+ * The report tree, shared by its builder (report.c) and its renderers
+ * (report_json.c, report_text.c, html_page.c). Not for scenarios: they
+ * use report_tree.h.
  */
 #ifndef SCENARIO_REPORT_I_H
 #define SCENARIO_REPORT_I_H
@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <testfs.h>
 
@@ -81,5 +82,20 @@ struct report {
 	struct report_facts facts;
 	bool oom;
 };
+
+struct strbuf;
+
+/*
+ * Appends the value of a number or boolean leaf to @sb: as text (a
+ * non-finite number "-", booleans yes/no) or as JSON (@json: null,
+ * true/false). Returns false, appending nothing, for other nodes.
+ */
+bool rnode_scalar(const struct rnode *n, struct strbuf *sb, bool json);
+
+/*
+ * Writes @out, the rendered report, to @f; returns 0, -ENOMEM when the
+ * report or @out ran out of memory (nothing written), or -EIO.
+ */
+int report_write(const struct report *r, const struct strbuf *out, FILE *f);
 
 #endif

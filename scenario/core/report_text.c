@@ -5,7 +5,6 @@
  * wrapped lists and prose, verbatim blocks.
  */
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,36 +32,15 @@ static bool is_number(const struct rnode *n)
 
 static void value_text(const struct rnode *n, struct strbuf *sb, bool unit)
 {
-	switch (n->type) {
-	case R_UINT:
-		strbuf_addf(sb, "%llu", (unsigned long long)n->v.u);
-		break;
-	case R_INT:
-		strbuf_addf(sb, "%lld", (long long)n->v.i);
-		break;
-	case R_NUM:
-		if (isfinite(n->v.d))
-			strbuf_addf(sb, "%.*f", n->decimals, n->v.d);
-		else
-			strbuf_adds(sb, "-");
-		break;
-	case R_BOOL:
-		strbuf_adds(sb, n->v.b ? "yes" : "no");
-		break;
-	case R_STR:
-	case R_NULL:
-	case R_TEXT:
+	if (!rnode_scalar(n, sb, false) &&
+	    (n->type == R_STR || n->type == R_NULL || n->type == R_TEXT))
 		strbuf_adds(sb, n->str ? n->str : "-");
-		break;
-	default:
-		break;
-	}
 	if (unit && n->unit && n->type != R_NULL)
 		strbuf_addf(sb, " %s", n->unit);
 }
 
-/* Appends @s wrapped at REPORT_COLUMNS; @col is where it starts. */
-static void wrap(struct strbuf *out, const char *s, int col, int indent)
+void text_wrap(struct strbuf *out, const char *s, int col, int indent,
+	       int columns)
 {
 	bool first = true;
 
@@ -74,7 +52,7 @@ static void wrap(struct strbuf *out, const char *s, int col, int indent)
 		len = (int)strcspn(s, " ");
 		if (!len)
 			break;
-		if (!first && col + 1 + len > REPORT_COLUMNS) {
+		if (!first && col + 1 + len > columns) {
 			strbuf_addf(out, "\n%*s", indent, "");
 			col = indent;
 		} else if (!first) {
@@ -87,6 +65,22 @@ static void wrap(struct strbuf *out, const char *s, int col, int indent)
 		s += len;
 	}
 	strbuf_addc(out, '\n');
+}
+
+/* Appends @s wrapped at REPORT_COLUMNS; @col is where it starts. */
+static void wrap(struct strbuf *out, const char *s, int col, int indent)
+{
+	text_wrap(out, s, col, indent, REPORT_COLUMNS);
+}
+
+/* "LABEL: " at @indent; returns the column after it. */
+static int label_prefix(const struct rnode *n, struct strbuf *out, int indent)
+{
+	char lb[128];
+	const char *l = label_of(n, lb, sizeof(lb));
+
+	strbuf_addf(out, "%*s%s: ", indent, "", l);
+	return indent + (int)strlen(l) + 2;
 }
 
 static void text_node(const struct rnode *n, struct strbuf *out, int indent);
@@ -210,13 +204,8 @@ static void text_node(const struct rnode *n, struct strbuf *out, int indent)
 		break;
 	case R_LIST: {
 		struct strbuf sb = STRBUF_INIT;
-		int col;
+		int col = label_prefix(n, out, indent);
 
-		strbuf_addf(out, "%*s%s: ", indent, "",
-			    label_of(n, lb, sizeof(lb)));
-		col = indent + (int)strlen(lb) + 2;
-		if (n->label)
-			col = indent + (int)strlen(n->label) + 2;
 		for (i = 0; i < n->n; i++) {
 			value_text(n->kids[i], &sb, false);
 			strbuf_addc(&sb, ' ');
@@ -246,13 +235,8 @@ static void text_node(const struct rnode *n, struct strbuf *out, int indent)
 		break;
 	default: {
 		struct strbuf sb = STRBUF_INIT;
-		int col;
+		int col = label_prefix(n, out, indent);
 
-		strbuf_addf(out, "%*s%s: ", indent, "",
-			    label_of(n, lb, sizeof(lb)));
-		col = indent + (int)strlen(lb) + 2;
-		if (n->label)
-			col = indent + (int)strlen(n->label) + 2;
 		value_text(n, &sb, true);
 		wrap(out, sb.data ? sb.data : "", col, indent + 4);
 		strbuf_free(&sb);
@@ -265,16 +249,13 @@ int report_print_text(struct report *r, FILE *f)
 {
 	struct strbuf out = STRBUF_INIT;
 	size_t i;
-	int err = 0;
+	int err;
 
 	if (r->root.label)
 		strbuf_addf(&out, "%s\n", r->root.label);
 	for (i = 0; i < r->root.n; i++)
 		text_node(r->root.kids[i], &out, 0);
-	if (out.oom || r->oom)
-		err = -ENOMEM;
-	else if (fwrite(out.data, 1, out.len, f) != out.len || fflush(f))
-		err = -EIO;
+	err = report_write(r, &out, f);
 	strbuf_free(&out);
 	return err;
 }

@@ -80,6 +80,16 @@ void report_keep_verdict(const char *policy, const char *expected,
 			 const char *observed, const char *verdict);
 void report_keep_page_age(const struct testfs_page_age *a);
 
+struct strbuf;
+
+/*
+ * Appends the words of @s to @out, wrapped at @columns: the first line
+ * goes on from column @col, the others are indented by @indent; a
+ * newline ends it.
+ */
+void text_wrap(struct strbuf *out, const char *s, int col, int indent,
+	       int columns);
+
 /* Writes the report; returns 0 or -errno (out of memory, write error). */
 int report_print_text(struct report *r, FILE *f);
 int report_print_json(struct report *r, FILE *f);

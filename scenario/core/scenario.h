@@ -5,13 +5,15 @@
  * folder each, NAME/NAME.c, listed in list.h).
  *
  * A scenario declares its PARAMs (name, default, small-size default,
- * meaning, accepted values) and a run function. The run function starts
- * an instance through libtestfs (session_start), does its work, fills the
- * report and returns 0; or it returns a negative errno with the reason in
- * ctx->why when it could not run. It never prints: progress goes through
- * progress(), everything else into the report. The framework (main.c)
- * owns the rest: it stops the instance on every path, reports the
- * daemon's exit status and chooses the command's.
+ * meaning, accepted values) and its steps on a typed result of its own:
+ * measure() starts an instance through libtestfs (session_start_params)
+ * and does its work, analyse() computes every figure of the report,
+ * render() turns the result into the report's sections and release()
+ * frees it. A step that fails returns a negative errno with the reason
+ * in ctx->why. A scenario never prints: progress goes through
+ * progress(), everything else into the report. The framework (main.c,
+ * run.c) owns the rest: it runs the steps, stops the instance on every
+ * path, reports the daemon's exit status and chooses the command's.
  */
 #ifndef SCENARIO_H
 #define SCENARIO_H
@@ -66,6 +68,26 @@ struct scenario {
 	const char *description;
 	/* Ends with { NULL }. */
 	const struct param_def *params;
+	/*
+	 * A scenario as steps, which the framework runs in order on a
+	 * zeroed result of result_size bytes (run.c): measure() starts
+	 * the instance and does the experiment, keeping what it observed
+	 * in the result; analyse() (optional) computes from it everything
+	 * the report shows; render() turns the result into the report's
+	 * sections, computing nothing but the words around the numbers;
+	 * release() (optional) frees what the result holds, on every
+	 * path. measure() and analyse() return 0 or a negative errno with
+	 * the reason in ctx->why.
+	 */
+	size_t result_size;
+	int (*measure)(struct scenario_ctx *ctx, void *result);
+	int (*analyse)(struct scenario_ctx *ctx, void *result);
+	void (*render)(struct scenario_ctx *ctx, const void *result);
+	void (*release)(void *result);
+	/*
+	 * Or the whole run as one function (the older form): it measures,
+	 * analyses and fills the report itself.
+	 */
 	int (*run)(struct scenario_ctx *ctx);
 	/*
 	 * Optional: checks the PARAMs' values before anything starts;
@@ -129,12 +151,42 @@ struct scenario_ctx {
 	struct session session;
 };
 
+/*
+ * The steps of a scenario whose result is a @type, in its definition:
+ * `.params = params, SCENARIO_STEPS(struct x_result, measure, analyse,
+ * x_report, release),` (analyse and release may be NULL).
+ */
+#define SCENARIO_STEPS(type, measure_fn, analyse_fn, render_fn, release_fn)    \
+	.result_size = sizeof(type), .measure = (measure_fn),                  \
+	.analyse = (analyse_fn), .render = (render_fn),                        \
+	.release = (release_fn)
+
 /* The table (list.h): every scenario, in `list` order. */
 extern const struct scenario *const scenarios[];
 extern const size_t nscenarios;
 
 /* PARAMs every scenario takes (preset, log, trace, timeout), after its own. */
 extern const struct param_def common_params[];
+
+/*
+ * PARAMs many scenarios declare alike: the mount's read_ahead_kb ("ra"),
+ * and the storage model ("model") with its default and what it is for.
+ */
+/* clang-format off */
+#define PARAM_DEF_RA \
+	{ "ra", PARAM_UINT, "128", NULL, "read_ahead_kb of the mount", 4, \
+	  1048576, NULL }
+#define PARAM_DEF_MODEL(def, help) \
+	{ "model", PARAM_MODEL, def, NULL, \
+	  "storage model for every read (testfs --latency)" help, 0, 0, NULL }
+/* clang-format on */
+
+/*
+ * run.c: runs ctx->sc (its three steps, or its run()) and returns 0 or
+ * the negative errno of the step that failed (the framework then stops
+ * the instance and reports; see session_end()).
+ */
+int scenario_execute(struct scenario_ctx *ctx);
 
 /*
  * params.c. A PARAM's value (the scenario asks only for PARAMs it
@@ -171,6 +223,12 @@ void progress_end(void);
 int session_start(struct scenario_ctx *ctx, struct session **s,
 		  const char *file, uint64_t size, unsigned ra_kb,
 		  const char *model);
+/*
+ * session_start() with the PARAMs size=, ra= and model= of the scenario,
+ * then its "settings" section (session_report_settings()).
+ */
+int session_start_params(struct scenario_ctx *ctx, struct session **s,
+			 const char *file);
 /*
  * The same for a real file: serves the files of directory @dir
  * (testfs --backing, no --file), @file among them, of @size bytes.
@@ -210,6 +268,13 @@ int session_daemon_status(void);
  * and exits 1.
  */
 void session_arm_timeout(unsigned seconds);
+
+/*
+ * ra_model_init() of @m for the session's file, ra_pages and max_pages,
+ * under @policy. Returns 0 or -ENOMEM.
+ */
+int session_ra_model(const struct session *s, enum ra_policy policy,
+		     struct ra_model *m);
 
 /* Cold cache and empty log, then a mark "PHASE begin". */
 int session_phase(struct scenario_ctx *ctx, struct session *s,
@@ -255,6 +320,21 @@ void read_list_free(struct read_list *l);
  * and in *@count (if not NULL) how many reads had it; 0 for no reads.
  */
 uint64_t read_list_usual_pages(const struct read_list *reads, uint64_t *count);
+
+/*
+ * What the readahead model under @policy fetches of the session's file
+ * when @drive (the scenario's accesses, on @arg) runs it: its windows
+ * added to @out and, in *@same, whether they are @reads (each window
+ * split at the model's max_request, in order, and nothing more).
+ * Returns 0, or -ENOMEM or @drive's negative errno.
+ */
+int session_predict(const struct session *s, enum ra_policy policy,
+		    int (*drive)(struct ra_model *m, const void *arg),
+		    const void *arg, const struct read_list *reads,
+		    struct testfs_extents *out, bool *same);
+
+/* Frees each of the @n extents of @v. */
+void extents_free_n(struct testfs_extents *v, size_t n);
 
 /* Pages of @e within [@first, @last]. */
 uint64_t extents_pages_in(const struct testfs_extents *e, uint64_t first,
@@ -317,6 +397,16 @@ int log_fetched_by_cause(const struct testfs_log *log, const char *name,
 			 struct testfs_extents out[NCAUSES]);
 
 /*
+ * What the log says of @name: the pages fetched (testfs_log_fetched()),
+ * the same by cause, and the reads in order; any of them may be NULL.
+ * Returns 0 or -errno.
+ */
+int log_file_view(const struct testfs_log *log, const char *name,
+		  struct testfs_extents *fetched,
+		  struct testfs_extents by_cause[NCAUSES],
+		  struct read_list *reads);
+
+/*
  * Pages of @name the kernel saw accessed with @type (kernel tracing;
  * empty without), into @out (emptied first).
  */
@@ -359,14 +449,32 @@ void pagemap_fetched_rows(struct pagemap *m,
 /* Workloads                                                           */
 /* ------------------------------------------------------------------ */
 
+/* One run of the fio matrix: engine, rw, and what it took. */
+struct fio_cell {
+	const char *engine;
+	const char *rw;
+	uint64_t ns;
+	uint64_t requests;
+	uint64_t fetched;
+};
+
+#define FIO_CELLS 4
+
+struct fio_matrix {
+	uint64_t npages;
+	struct fio_cell cell[FIO_CELLS];
+};
+
 /*
  * The patch's fio matrix without fio: 4 KiB mmap and pread(2), rw=read
  * and randread (PARAM seed), over pages [@first, @first + @npages) of the
- * session's file, each from a cold cache (phases "mmap read", ...); adds
- * the table of runs to @sec. Returns 0 or a negative errno (ctx->why).
+ * session's file, each from a cold cache (phases "mmap read", ...), into
+ * @out. Returns 0 or a negative errno (ctx->why).
  */
-int fio_matrix(struct scenario_ctx *ctx, struct session *s, uint64_t first,
-	       uint64_t npages, struct rnode *sec);
+int fio_matrix_run(struct scenario_ctx *ctx, struct session *s, uint64_t first,
+		   uint64_t npages, struct fio_matrix *out);
+/* Adds what the runs were and their table to @sec. */
+void fio_matrix_report(struct rnode *sec, const struct fio_matrix *fm);
 
 /* ------------------------------------------------------------------ */
 /* Small helpers                                                       */

@@ -415,6 +415,25 @@ int session_start(struct scenario_ctx *ctx, struct session **s,
 	return start(ctx, s, file, size, ra_kb, model, NULL);
 }
 
+int session_ra_model(const struct session *s, enum ra_policy policy,
+		     struct ra_model *m)
+{
+	return ra_model_init(m, s->file_pages, s->ra_pages, s->max_pages,
+			     policy);
+}
+
+int session_start_params(struct scenario_ctx *ctx, struct session **s,
+			 const char *file)
+{
+	int err = session_start(ctx, s, file, param_u(ctx, "size"),
+				(unsigned)param_u(ctx, "ra"),
+				param_s(ctx, "model"));
+
+	if (!err)
+		session_report_settings(*s, ctx->rep);
+	return err;
+}
+
 int session_start_backing(struct scenario_ctx *ctx, struct session **s,
 			  const char *dir, const char *file, uint64_t size,
 			  unsigned ra_kb, const char *model)

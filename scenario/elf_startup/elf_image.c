@@ -326,41 +326,27 @@ static int read_dynamic(struct reader *r)
 			   (unsigned long long)img->dyn_size);
 	n = img->dyn_size / sizeof(Elf64_Dyn);
 	for (i = 0; i < n; i++) {
+		/* The tags read, and where each value goes. */
+		static const int64_t tags[] = { DT_RELA,     DT_RELASZ,
+						DT_RELAENT,  DT_JMPREL,
+						DT_PLTRELSZ, DT_PLTREL,
+						DT_RELR,     DT_RELRSZ };
+		uint64_t *slot[] = { &img->rela.vaddr,	&img->rela.size,
+				     &relaent,		&img->jmprel.vaddr,
+				     &img->jmprel.size, &pltrel,
+				     &img->relr.vaddr,	&img->relr.size };
 		Elf64_Dyn d;
+		size_t k;
 
 		memcpy(&d, r->data + off + i * sizeof(d), sizeof(d));
 		if (d.d_tag == DT_NULL)
 			break;
-		switch (d.d_tag) {
-		case DT_RELA:
-			img->rela.vaddr = d.d_un.d_ptr;
-			break;
-		case DT_RELASZ:
-			img->rela.size = d.d_un.d_val;
-			break;
-		case DT_RELAENT:
-			relaent = d.d_un.d_val;
-			break;
-		case DT_JMPREL:
-			img->jmprel.vaddr = d.d_un.d_ptr;
-			break;
-		case DT_PLTRELSZ:
-			img->jmprel.size = d.d_un.d_val;
-			break;
-		case DT_PLTREL:
-			pltrel = d.d_un.d_val;
-			break;
-		case DT_RELR:
-			img->relr.vaddr = d.d_un.d_ptr;
-			break;
-		case DT_RELRSZ:
-			img->relr.size = d.d_un.d_val;
-			break;
-		case DT_REL:
-		case DT_RELSZ:
+		if (d.d_tag == DT_REL || d.d_tag == DT_RELSZ)
 			return bad(r, "DT_REL relocations: x86-64 uses DT_RELA "
 				      "only");
-		}
+		for (k = 0; k < sizeof(tags) / sizeof(tags[0]); k++)
+			if (d.d_tag == tags[k])
+				*slot[k] = d.d_un.d_val;
 	}
 	if (img->rela.size && relaent != sizeof(Elf64_Rela))
 		return bad(r, "DT_RELAENT %llu, expected %zu",

@@ -15,54 +15,6 @@ static const char *pl(uint64_t n)
 	return n == 1 ? "" : "s";
 }
 
-/* Pages of @e in [@first, @last] (none if @first > @last). */
-static uint64_t in_range(const struct testfs_extents *e, uint64_t first,
-			 uint64_t last)
-{
-	return first > last ? 0 : extents_pages_in(e, first, last);
-}
-
-/* The file pages of the segments (those with file data). */
-static int segment_pages(const struct elf_image *img, struct testfs_extents *u)
-{
-	size_t i;
-	int err = 0;
-
-	for (i = 0; i < img->nseg && !err; i++)
-		if (img->seg[i].npages)
-			err = testfs_extents_add(u, img->seg[i].first_page,
-						 img->seg[i].first_page +
-							 img->seg[i].npages -
-							 1);
-	return err;
-}
-
-/*
- * Of @e, the pages inside segment @i, and those of the gap before it
- * (after the previous segment's last page, or from page 0) and after it
- * (up to the next segment's first page, or to the end of the file).
- */
-static void seg_counts(const struct elf_image *img,
-		       const struct testfs_extents *e, size_t i,
-		       uint64_t *inside, uint64_t *before, uint64_t *after)
-{
-	const struct elf_seg *s = &img->seg[i];
-	uint64_t first = s->first_page;
-	uint64_t last = s->npages ? first + s->npages - 1 : first;
-	uint64_t lo = 0, hi = img->pages ? img->pages - 1 : 0;
-	size_t j;
-
-	for (j = 0; j < i; j++)
-		if (img->seg[j].npages &&
-		    img->seg[j].first_page + img->seg[j].npages > lo)
-			lo = img->seg[j].first_page + img->seg[j].npages;
-	if (i + 1 < img->nseg && img->seg[i + 1].first_page > 0)
-		hi = img->seg[i + 1].first_page - 1;
-	*inside = s->npages ? in_range(e, first, last) : 0;
-	*before = first ? in_range(e, lo, first - 1) : 0;
-	*after = in_range(e, s->npages ? last + 1 : first, hi);
-}
-
 static void report_binary(struct scenario_ctx *ctx, const struct elf_result *r)
 {
 	const struct elf_image *img = &r->img;
@@ -124,8 +76,6 @@ static void report_binary(struct scenario_ctx *ctx, const struct elf_result *r)
 static void report_done(struct scenario_ctx *ctx, const struct elf_result *r)
 {
 	struct rnode *sec = rep_section(ctx->rep, "done", "What was done");
-	struct testfs_extents seen = TESTFS_EXTENTS_INIT,
-			      fresh = TESTFS_EXTENTS_INIT;
 	struct rnode *t, *row;
 	unsigned i;
 
@@ -159,42 +109,24 @@ static void report_done(struct scenario_ctx *ctx, const struct elf_result *r)
 		rep_uint(row, "accesses", NULL, r->run.accesses[i], NULL);
 		rep_uint(row, "pages", "file pages",
 			 r->run.step_touched[i].pages, NULL);
-		testfs_extents_subtract(&r->run.step_touched[i], &seen, &fresh);
-		rep_uint(row, "new_pages", "first touched", fresh.pages, NULL);
-		{
-			size_t k;
-
-			for (k = 0; k < r->run.step_touched[i].n; k++)
-				testfs_extents_add(
-					&seen,
-					r->run.step_touched[i].v[k].first,
-					r->run.step_touched[i].v[k].last);
-		}
+		rep_uint(row, "new_pages", "first touched", r->step_new[i],
+			 NULL);
 	}
 	rep_uint(sec, "touched_pages", "file pages touched",
 		 r->run.touched.pages, NULL);
 	rep_uint(sec, "vmas", "file-backed VMAs after the RELRO mprotect",
 		 r->run.vmas_seen, "(/proc/self/maps)");
 	rep_num(sec, "startup_ms", "start-up time", r->run.ns / 1e6, 2, "ms");
-	testfs_extents_free(&seen);
-	testfs_extents_free(&fresh);
 }
 
-static void report_fetched(struct scenario_ctx *ctx, struct elf_result *r,
-			   uint64_t *outside)
+static void report_fetched(struct scenario_ctx *ctx, const struct elf_result *r)
 {
 	struct rnode *sec =
 		rep_section(ctx->rep, "fetched", "What the kernel fetched");
-	struct testfs_extents u = TESTFS_EXTENTS_INIT,
-			      out = TESTFS_EXTENTS_INIT;
-	uint64_t inside, before, after, sum = 0;
 	struct rnode *t, *row, *o;
 	char ext[512];
 	size_t i;
 
-	segment_pages(&r->img, &u);
-	testfs_extents_subtract(&r->fetched, &u, &out);
-	*outside = out.pages;
 	rep_uint(sec, "requests", "FUSE reads", r->reads.n, NULL);
 	rep_uint(sec, "pages_fetched", "pages fetched", r->fetched.pages, NULL);
 	testfs_extents_format(&r->fetched, ext, sizeof(ext));
@@ -204,9 +136,8 @@ static void report_fetched(struct scenario_ctx *ctx, struct elf_result *r,
 		      "up to the neighbouring segments, or the file's ends)");
 	for (i = 0; i < r->img.nseg; i++) {
 		const struct elf_seg *s = &r->img.seg[i];
+		const struct elf_seg_counts *c = &r->seg[i];
 
-		seg_counts(&r->img, &r->fetched, i, &inside, &before, &after);
-		sum += inside;
 		row = rep_row(t);
 		rep_uint(row, "segment", NULL, i, NULL);
 		rep_str(row, "flags", NULL, "%s", elf_flags_text(s->flags));
@@ -214,22 +145,18 @@ static void report_fetched(struct scenario_ctx *ctx, struct elf_result *r,
 			(unsigned long long)s->first_page,
 			(unsigned long long)(s->first_page + s->npages -
 					     (s->npages ? 1 : 0)));
-		rep_uint(row, "touched", NULL,
-			 s->npages ? in_range(&r->run.touched, s->first_page,
-					      s->first_page + s->npages - 1)
-				   : 0,
-			 NULL);
-		rep_uint(row, "inside", NULL, inside, NULL);
-		rep_uint(row, "before", NULL, before, NULL);
-		rep_uint(row, "after", NULL, after, NULL);
+		rep_uint(row, "touched", NULL, c->touched, NULL);
+		rep_uint(row, "inside", NULL, c->inside, NULL);
+		rep_uint(row, "before", NULL, c->before, NULL);
+		rep_uint(row, "after", NULL, c->after, NULL);
 	}
 	rep_uint(sec, "in_segments", "pages fetched in some segment",
-		 r->fetched.pages - out.pages, NULL);
-	rep_uint(sec, "shared", "pages counted in two segments",
-		 sum - (r->fetched.pages - out.pages), NULL);
+		 r->in_segments, NULL);
+	rep_uint(sec, "shared", "pages counted in two segments", r->shared,
+		 NULL);
 	rep_uint(sec, "outside", "pages fetched that no segment maps",
-		 out.pages, NULL);
-	testfs_extents_format(&out, ext, sizeof(ext));
+		 r->outside.pages, NULL);
+	testfs_extents_format(&r->outside, ext, sizeof(ext));
 	rep_str(sec, "outside_extents", "no segment maps", "%s", ext);
 	o = rep_obj(sec, "checks", "checks");
 	rep_bool(o, "page_cache_equals_log",
@@ -247,19 +174,16 @@ static void report_fetched(struct scenario_ctx *ctx, struct elf_result *r,
 	report_usage(sec, r->log, r->s->file);
 	report_page_age(sec, r->log, r->s->file);
 	report_windows(sec, r->log, r->s->file, 3, 3);
-	testfs_extents_free(&u);
-	testfs_extents_free(&out);
 }
 
-static void report_policies(struct scenario_ctx *ctx, struct elf_result *r,
-			    uint64_t outside)
+static void report_policies(struct scenario_ctx *ctx,
+			    const struct elf_result *r)
 {
 	static const char *const names[RA_NPOLICIES] = {
 		[RA_POLICY_VMA_LIMITED] = "VMA-limited (2026 patch)",
 		[RA_POLICY_VMA_CONDITIONAL] =
 			"conditional VMA limit (follow-up)",
 	};
-	struct testfs_extents u = TESTFS_EXTENTS_INIT, o = TESTFS_EXTENTS_INIT;
 	struct rnode *sec = report_verdicts(ctx->rep), *t, *row;
 	char exp[96], obs[96];
 	unsigned p;
@@ -278,41 +202,29 @@ static void report_policies(struct scenario_ctx *ctx, struct elf_result *r,
 			 : "This kernel is older than 6.16: faults on the "
 			   "executable segment read around as any other, and "
 			   "async windows are not rounded to 4 pages.");
-	segment_pages(&r->img, &u);
 	snprintf(obs, sizeof(obs), "%llu pages, %llu outside the segments",
 		 (unsigned long long)r->fetched.pages,
-		 (unsigned long long)outside);
+		 (unsigned long long)r->outside.pages);
 	t = rep_table(sec, "policies", NULL);
 	for (p = 0; p < RA_NPOLICIES; p++) {
-		bool same = testfs_extents_equal(&r->pred[p], &r->fetched);
+		const struct elf_policy *v = &r->policy[p];
 
-		testfs_extents_subtract(&r->pred[p], &u, &o);
 		snprintf(exp, sizeof(exp),
 			 "%llu pages, %llu outside the segments",
-			 (unsigned long long)r->pred[p].pages,
-			 (unsigned long long)o.pages);
+			 (unsigned long long)v->pred.pages,
+			 (unsigned long long)v->outside);
 		row = report_verdict(t,
 				     p ? names[p]
 				     : r->exec_clamp
 					     ? "current kernels (6.16+)"
 					     : "current kernels (before 6.16)",
-				     exp, obs,
-				     same && r->same_reads[p] ? "matches"
-				     : same ? "same pages, other reads"
-					    : "differs");
-		verdict_num(row, "expected_pages", r->pred[p].pages);
-		verdict_num(row, "expected_outside", o.pages);
+				     exp, obs, v->verdict);
+		verdict_num(row, "expected_pages", v->pred.pages);
+		verdict_num(row, "expected_outside", v->outside);
 		verdict_num(row, "observed_pages", r->fetched.pages);
-		verdict_num(row, "observed_outside", outside);
+		verdict_num(row, "observed_outside", r->outside.pages);
 		verdict_policy(row, (enum ra_policy)p);
 	}
-	testfs_extents_free(&u);
-	testfs_extents_free(&o);
-}
-
-static double pct(uint64_t a, uint64_t b)
-{
-	return b ? 100.0 * ((double)b - (double)a) / (double)b : 0;
 }
 
 static void report_claim(struct scenario_ctx *ctx, const struct elf_result *r)
@@ -320,9 +232,9 @@ static void report_claim(struct scenario_ctx *ctx, const struct elf_result *r)
 	struct rnode *sec = rep_section(ctx->rep, "vma_limit",
 					"Against a VMA-limited kernel");
 	uint64_t obs = r->fetched.pages;
-	uint64_t cur = r->pred[RA_POLICY_CURRENT].pages;
-	uint64_t lim = r->pred[RA_POLICY_VMA_LIMITED].pages;
-	uint64_t cond = r->pred[RA_POLICY_VMA_CONDITIONAL].pages;
+	uint64_t cur = r->policy[RA_POLICY_CURRENT].pred.pages;
+	uint64_t lim = r->policy[RA_POLICY_VMA_LIMITED].pred.pages;
+	uint64_t cond = r->policy[RA_POLICY_VMA_CONDITIONAL].pred.pages;
 
 	rep_uint(sec, "observed_pages", "pages fetched here", obs, NULL);
 	rep_uint(sec, "model_current_pages", "model, current kernels", cur,
@@ -331,11 +243,11 @@ static void report_claim(struct scenario_ctx *ctx, const struct elf_result *r)
 	rep_uint(sec, "model_conditional_pages", "model, conditional limit",
 		 cond, NULL);
 	rep_num(sec, "fewer_than_observed_pct",
-		"VMA-limited fetches fewer than observed by", pct(lim, obs), 1,
-		"%");
+		"VMA-limited fetches fewer than observed by",
+		r->fewer_than_observed_pct, 1, "%");
 	rep_num(sec, "fewer_than_current_pct",
 		"VMA-limited fetches fewer than the current model by",
-		pct(lim, cur), 1, "%");
+		r->fewer_than_current_pct, 1, "%");
 	rep_text(sec, "claim",
 		 "The 2026 patch was motivated by \"~20%% fewer pages pulled "
 		 "into the cache\" on Android ELF files. On this binary, "
@@ -347,7 +259,7 @@ static void report_claim(struct scenario_ctx *ctx, const struct elf_result *r)
 		 "touch them) and file data no segment maps (section "
 		 "headers, symbol tables, debug information).",
 		 r->s->ra_pages * 4, (unsigned long long)obs, pl(obs),
-		 (unsigned long long)lim, pct(lim, obs));
+		 (unsigned long long)lim, r->fewer_than_observed_pct);
 }
 
 static void report_map(struct scenario_ctx *ctx, const struct elf_result *r)
@@ -371,27 +283,23 @@ static void report_map(struct scenario_ctx *ctx, const struct elf_result *r)
 	pagemap_row_vmas(&m, "segments", v, n, "=-");
 	pagemap_row_set(&m, "touched", &r->run.touched, '#', ':');
 	pagemap_fetched_rows(&m, r->by_cause);
-	pagemap_row_set(&m, "current", &r->pred[0], '*', '.');
-	pagemap_row_set(&m, "VMA-limited", &r->pred[1], '*', '.');
-	pagemap_row_set(&m, "conditional", &r->pred[2], '*', '.');
-	pagemap_legend(&m, '[', "segment start");
-	pagemap_legend(&m, ']', "segment end");
-	pagemap_legend(&m, '=', "inside a segment (= and - alternate)");
-	pagemap_legend(&m, '#', "touched");
-	pagemap_legend(&m, ':', "touched, part of the column");
-	pagemap_legend(&m, '*', "what the policy would fetch (model)");
-	pagemap_legend(&m, '.', "the same, part of the column");
+	pagemap_row_set(&m, "current", &r->policy[0].pred, '*', '.');
+	pagemap_row_set(&m, "VMA-limited", &r->policy[1].pred, '*', '.');
+	pagemap_row_set(&m, "conditional", &r->policy[2].pred, '*', '.');
+	pagemap_legend_ranges(&m, "segment start", "segment end",
+			      "inside a segment (= and - alternate)",
+			      "what the policy would fetch (model)");
 	pagemap_emit(&m, sec, "whole_file", "The whole file");
 }
 
-void elf_report(struct scenario_ctx *ctx, struct elf_result *r)
+void elf_report(struct scenario_ctx *ctx, const void *result)
 {
-	uint64_t outside = 0;
+	const struct elf_result *r = result;
 
 	report_binary(ctx, r);
 	report_done(ctx, r);
-	report_fetched(ctx, r, &outside);
-	report_policies(ctx, r, outside);
+	report_fetched(ctx, r);
+	report_policies(ctx, r);
 	report_claim(ctx, r);
 	report_map(ctx, r);
 }

@@ -22,10 +22,8 @@ static const struct param_def params[] = {
 	  "the ELF file to start (64-bit x86-64); empty: the testfs daemon "
 	  "this run starts (testfs_find_daemon())",
 	  0, 0, NULL },
-	{ "ra", PARAM_UINT, "128", NULL, "read_ahead_kb of the mount", 4,
-	  1048576, NULL },
-	{ "model", PARAM_MODEL, "none", NULL,
-	  "storage model for every read (testfs --latency)", 0, 0, NULL },
+	PARAM_DEF_RA,
+	PARAM_DEF_MODEL("none", ""),
 	{ "text_stride", PARAM_UINT, "8", NULL,
 	  "touch one page in this many of each executable segment, from "
 	  "its first page (0: only the entry point's page)",
@@ -154,93 +152,6 @@ static void unstage(const char *dir, const char *file)
 }
 
 /* ------------------------------------------------------------------ */
-/* The model                                                           */
-/* ------------------------------------------------------------------ */
-
-/*
- * 6.16 clamped exec read-around to the VMA and began rounding async
- * windows to their folio order; release "MAJOR.MINOR...".
- */
-static bool release_clamps_exec(const char *release)
-{
-	unsigned maj = 0, min = 0;
-
-	if (sscanf(release, "%u.%u", &maj, &min) != 2)
-		return false;
-	return maj > 6 || (maj == 6 && min >= 16);
-}
-
-/*
- * The plan under @policy: the header read(2), then the first access of
- * each page (later ones do not fault: the page is mapped), each in the
- * VMA it has at that time. *@same: the model's windows, split at
- * max_pages, are the reads observed.
- */
-static int predict(struct elf_result *r, enum ra_policy policy,
-		   struct testfs_extents *out, bool *same)
-{
-	const struct elf_plan *p = &r->plan;
-	struct testfs_extents seen = TESTFS_EXTENTS_INIT;
-	struct ra_model m;
-	size_t i, k = 0;
-	int err;
-
-	err = ra_model_init(&m, r->s->file_pages, r->s->ra_pages,
-			    r->s->max_pages, policy);
-	if (err)
-		return err;
-	m.unaligned_async = !r->exec_clamp;
-	ra_model_read(&m, 0, (p->header_bytes + ELF_PAGE - 1) / ELF_PAGE,
-		      (uint32_t)((p->header_bytes + ELF_PAGE - 1) / ELF_PAGE));
-	if (p->phdr_len) {
-		uint64_t a = p->phdr_off / ELF_PAGE;
-		uint64_t b = (p->phdr_off + p->phdr_len - 1) / ELF_PAGE;
-
-		ra_model_read(&m, a, b - a + 1, (uint32_t)(b - a + 1));
-	}
-	for (i = 0; i < p->n && !err; i++) {
-		uint64_t page = p->v[i].vaddr / ELF_PAGE;
-		struct elf_vma v;
-
-		if (testfs_extents_contains(&seen, page))
-			continue;
-		err = testfs_extents_add(&seen, page, page);
-		if (err || !elf_vma_of(&r->img, p, p->v[i].vaddr,
-				       i >= p->relro_at, &v))
-			continue;
-		m.exec = r->exec_clamp && (v.prot & 4 /* PROT_EXEC */);
-		ra_model_fault(&m,
-			       elf_file_page(&r->img,
-					     elf_seg_of(&r->img, p->v[i].vaddr),
-					     p->v[i].vaddr),
-			       v.first_page, v.last_page);
-	}
-	*same = true;
-	for (i = 0; i < m.nwindows && !err; i++) {
-		uint64_t first = m.windows[i].first, left = m.windows[i].pages;
-
-		if (!left)
-			continue;
-		err = testfs_extents_add(out, first, first + left - 1);
-		for (; left; k++) {
-			uint64_t n =
-				left < m.max_request ? left : m.max_request;
-
-			if (k >= r->reads.n || r->reads.v[k]->page != first ||
-			    r->reads.v[k]->pages != n)
-				*same = false;
-			first += n;
-			left -= n;
-		}
-	}
-	if (k != r->reads.n)
-		*same = false;
-	testfs_extents_free(&seen);
-	ra_model_free(&m);
-	return err;
-}
-
-/* ------------------------------------------------------------------ */
 /* The run                                                             */
 /* ------------------------------------------------------------------ */
 
@@ -297,11 +208,8 @@ static int startup_phase(struct scenario_ctx *ctx, struct elf_result *r)
 	err = session_snapshot(ctx, s, "startup", &r->log);
 	if (err)
 		return err;
-	err = testfs_log_fetched(r->log, s->file, &r->fetched);
-	if (!err)
-		err = log_fetched_by_cause(r->log, s->file, r->by_cause);
-	if (!err)
-		err = log_reads(r->log, s->file, &r->reads);
+	err = log_file_view(r->log, s->file, &r->fetched, r->by_cause,
+			    &r->reads);
 	if (!err)
 		err = testfs_extents_subtract(&r->run.touched, &r->fetched,
 					      &r->not_fetched);
@@ -314,60 +222,55 @@ static int startup_phase(struct scenario_ctx *ctx, struct elf_result *r)
 	return 0;
 }
 
-static void result_free(struct elf_result *r)
+static void release(void *result)
 {
+	struct elf_result *r = result;
 	unsigned i;
 
+	/* Before its directory goes; session_end() reports the status. */
+	session_stop(r->s);
+	if (r->dir[0])
+		unstage(r->dir, r->file);
 	elf_image_free(&r->img);
 	elf_plan_free(&r->plan);
 	elf_run_free(&r->run);
 	testfs_log_free(r->log);
 	testfs_extents_free(&r->fetched);
 	testfs_extents_free(&r->not_fetched);
-	for (i = 0; i < NCAUSES; i++)
-		testfs_extents_free(&r->by_cause[i]);
+	testfs_extents_free(&r->outside);
+	extents_free_n(r->by_cause, NCAUSES);
 	for (i = 0; i < RA_NPOLICIES; i++)
-		testfs_extents_free(&r->pred[i]);
+		testfs_extents_free(&r->policy[i].pred);
 	read_list_free(&r->reads);
 	free(r->consistent_why);
 }
 
-static int elf_startup_run(struct scenario_ctx *ctx)
+static int measure(struct scenario_ctx *ctx, void *result)
 {
-	char path[4096], dir[4200] = "", file[256], why[256];
-	struct elf_result *r = calloc(1, sizeof(*r));
-	unsigned p;
+	struct elf_result *r = result;
+	char why[256];
 	int err;
 	size_t i;
 
-	if (!r)
-		return scenario_fail(ctx, -ENOMEM, "elf-startup");
-	err = binary_path(ctx, path, sizeof(path), &r->is_default);
-	if (err) {
-		free(r);
+	err = binary_path(ctx, r->path, sizeof(r->path), &r->is_default);
+	if (err)
 		return scenario_fail(ctx, err, "the default binary");
-	}
-	r->path = path;
-	err = elf_image_load(path, &r->img, why, sizeof(why));
+	err = elf_image_load(r->path, &r->img, why, sizeof(why));
 	if (!err)
 		err = elf_plan_build(&r->img,
 				     (unsigned)param_u(ctx, "text_stride"),
 				     &r->plan);
-	if (err) {
-		err = scenario_fail(ctx, err, "%s: %s", path,
-				    err == -EINVAL ? why : "the plan");
-		goto out_free;
-	}
-	err = stage(ctx, path, dir, sizeof(dir), file, sizeof(file),
-		    &r->served);
 	if (err)
-		goto out_free;
-	err = session_start_backing(ctx, &r->s, dir, file, r->img.size,
-				    (unsigned)param_u(ctx, "ra"),
-				    param_s(ctx, "model"));
+		return scenario_fail(ctx, err, "%s: %s", r->path,
+				     err == -EINVAL ? why : "the plan");
+	err = stage(ctx, r->path, r->dir, sizeof(r->dir), r->file,
+		    sizeof(r->file), &r->served);
+	if (!err)
+		err = session_start_backing(
+			ctx, &r->s, r->dir, r->file, r->img.size,
+			(unsigned)param_u(ctx, "ra"), param_s(ctx, "model"));
 	if (err)
-		goto out_unstage;
-	r->exec_clamp = release_clamps_exec(r->s->kernel);
+		return err;
 	session_report_settings(r->s, ctx->rep);
 	err = startup_phase(ctx, r);
 	for (i = 0; !err && i < r->img.nseg; i++)
@@ -377,23 +280,6 @@ static int elf_startup_run(struct scenario_ctx *ctx)
 				       r->img.seg[i].first_page +
 					       r->img.seg[i].npages - 1,
 				       r->img.seg[i].prot);
-	for (p = 0; p < RA_NPOLICIES && !err; p++)
-		err = predict(r, (enum ra_policy)p, &r->pred[p],
-			      &r->same_reads[p]);
-	if (err) {
-		if (!ctx->why[0])
-			scenario_fail(ctx, err, "the model");
-		goto out_stop;
-	}
-	elf_report(ctx, r);
-out_stop:
-	/* Before its directory goes; session_end() reports the status. */
-	session_stop(r->s);
-out_unstage:
-	unstage(dir, file);
-out_free:
-	result_free(r);
-	free(r);
 	return err;
 }
 
@@ -418,6 +304,7 @@ const struct scenario elf_startup_scenario = {
 		"the verdict of each readahead policy, and the total against "
 		"what a VMA-limited kernel would fetch.",
 	.params = params,
-	.run = elf_startup_run,
+	SCENARIO_STEPS(struct elf_result, measure, elf_analyse, elf_report,
+		       release),
 	.check = elf_startup_check,
 };

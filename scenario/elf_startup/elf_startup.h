@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * elf-startup's run (elf_startup.c) and its report (elf_report.c).
+ * elf-startup's typed result: the run (elf_startup.c) fills what it
+ * observed, elf_analyse.c computes from it what the report shows,
+ * elf_report.c renders it.
  */
 #ifndef SCENARIO_ELF_STARTUP_H
 #define SCENARIO_ELF_STARTUP_H
@@ -9,8 +11,31 @@
 #include "elf_load.h"
 #include "scenario.h"
 
+/* Of the pages fetched: those of a segment, and of the gaps around it. */
+struct elf_seg_counts {
+	uint64_t touched;
+	uint64_t inside;
+	/* Up to the neighbouring segments, or to the file's ends. */
+	uint64_t before;
+	uint64_t after;
+};
+
+/* What a readahead policy would have fetched, against the observed. */
+struct elf_policy {
+	struct testfs_extents pred;
+	/* Of it, pages no segment maps. */
+	uint64_t outside;
+	/* The model's windows, split at max_pages, are the reads seen. */
+	bool same_reads;
+	/* "matches", "same pages, other reads" or "differs". */
+	const char *verdict;
+};
+
 struct elf_result {
-	const char *path;
+	/* The binary= path, and the private --backing directory. */
+	char path[4096];
+	char dir[4200];
+	char file[256];
 	/* How the file got into the served directory: link or copy. */
 	const char *served;
 	bool is_default;
@@ -34,11 +59,26 @@ struct elf_result {
 	 * VMA, async windows are rounded to 4 pages (ra_model.h).
 	 */
 	bool exec_clamp;
-	struct testfs_extents pred[RA_NPOLICIES];
-	bool same_reads[RA_NPOLICIES];
+
+	/* The analysis (elf_analyse.c). */
+	/* Pages each step touched first (no earlier step touched them). */
+	uint64_t step_new[ELF_NSTEPS];
+	struct elf_seg_counts seg[ELF_MAX_LOADS];
+	/* Pages fetched that no segment maps; in some segment; counted in
+	 * two segments (their sum of inside minus in_segments). */
+	struct testfs_extents outside;
+	uint64_t in_segments;
+	uint64_t shared;
+	struct elf_policy policy[RA_NPOLICIES];
+	/* How many fewer pages a VMA-limited kernel fetches (percent). */
+	double fewer_than_observed_pct;
+	double fewer_than_current_pct;
 };
 
-/* Adds every section after "settings" to @ctx->rep. */
-void elf_report(struct scenario_ctx *ctx, struct elf_result *r);
+/* elf_analyse.c: the model's predictions and the counts of the report. */
+int elf_analyse(struct scenario_ctx *ctx, void *result);
+
+/* elf_report.c: every section after "settings". */
+void elf_report(struct scenario_ctx *ctx, const void *result);
 
 #endif

@@ -27,10 +27,8 @@ static const struct param_def params[] = {
 	{ "segment", PARAM_SIZE, "4M", "2M",
 	  "VMA size: every other segment is mprotect'ed read-write", 4096,
 	  1ull << 32, NULL },
-	{ "ra", PARAM_UINT, "128", NULL, "read_ahead_kb of the mount", 4,
-	  1048576, NULL },
-	{ "model", PARAM_MODEL, "ufs4", NULL,
-	  "storage model for every read (testfs --latency)", 0, 0, NULL },
+	PARAM_DEF_RA,
+	PARAM_DEF_MODEL("ufs4", ""),
 	{ NULL, 0, NULL, NULL, NULL, 0, 0, NULL },
 };
 
@@ -137,8 +135,7 @@ static int model_boundaries(const struct session *s, const struct vma_obs *v,
 	uint64_t p;
 	int err;
 
-	err = ra_model_init(&m, s->file_pages, s->ra_pages, s->max_pages,
-			    policy);
+	err = session_ra_model(s, policy, &m);
 	if (err)
 		return err;
 	*missing = 0;
@@ -171,12 +168,14 @@ static uint64_t median_delay(const struct read_list *reads)
 }
 
 /* Everything the report shows, from the observations and the log. */
-static void analyse(struct split_result *r)
+static int analyse(struct scenario_ctx *ctx, void *result)
 {
+	struct split_result *r = result;
 	const struct session *s = r->s;
 	const struct vma_obs *v = r->v;
 	unsigned c;
 	size_t i;
+	int err = 0;
 
 	r->nb = r->nvma - 1;
 	for (i = 1; i < r->nvma; i++) {
@@ -187,115 +186,100 @@ static void analyse(struct split_result *r)
 	}
 	for (i = 0; i < r->nvma; i++)
 		r->maj += (uint64_t)v[i].maj_vma;
-	r->model_ok = true;
-	for (c = 0; c < RA_NPOLICIES && r->model_ok; c++)
-		r->model_ok =
-			!model_boundaries(s, v, r->nvma, (enum ra_policy)c,
-					  &r->miss[c], &r->faults[c]);
-	r->med = median_delay(r->reads);
-	testfs_log_fetched(r->log, s->file, &r->fetched);
-	log_fetched_by_cause(r->log, s->file, r->by_cause);
+	for (c = 0; c < RA_NPOLICIES && !err; c++)
+		err = model_boundaries(s, v, r->nvma, (enum ra_policy)c,
+				       &r->miss[c], &r->faults[c]);
+	if (err)
+		return scenario_fail(ctx, err, "the model");
+	r->med = median_delay(&r->reads);
+	err = log_file_view(r->log, s->file, &r->fetched, r->by_cause, NULL);
 	r->outside = r->fetched.pages -
 		     extents_pages_in(&r->fetched, 0, s->file_pages - 1);
 	r->inside = calloc(r->nvma, sizeof(*r->inside));
-	for (i = 0; r->inside && i < r->nvma; i++)
+	if (!err && !r->inside)
+		err = -ENOMEM;
+	for (i = 0; !err && i < r->nvma; i++)
 		r->inside[i] =
 			extents_pages_in(&r->fetched, v[i].first, v[i].last);
+	return err ? scenario_fail(ctx, err, "the log") : 0;
 }
 
-static void result_free(struct split_result *r)
+static void release(void *result)
 {
-	unsigned c;
+	struct split_result *r = result;
 
-	for (c = 0; c < NCAUSES; c++)
-		testfs_extents_free(&r->by_cause[c]);
+	extents_free_n(r->by_cause, NCAUSES);
 	testfs_extents_free(&r->fetched);
 	free(r->inside);
+	read_list_free(&r->reads);
+	testfs_log_free(r->log);
+	free(r->v);
 }
 
-static int mprotect_split_run(struct scenario_ctx *ctx)
+/* The VMAs of @seg pages each over the file, in *@v. */
+static int make_vmas(const struct session *s, uint64_t seg, size_t nvma,
+		     struct vma_obs **v)
 {
-	uint64_t seg = param_u(ctx, "segment") / TESTFS_PAGE_SIZE, ns = 0;
-	struct read_list reads = { 0 };
-	struct testfs_log *log = NULL;
-	struct vma_obs *v = NULL;
+	size_t i;
+
+	*v = calloc(nvma, sizeof(**v));
+	if (!*v)
+		return -ENOMEM;
+	for (i = 0; i < nvma; i++) {
+		(*v)[i].first = i * seg;
+		(*v)[i].last = (i + 1) * seg - 1 < s->file_pages - 1
+				       ? (i + 1) * seg - 1
+				       : s->file_pages - 1;
+	}
+	return 0;
+}
+
+static int measure(struct scenario_ctx *ctx, void *result)
+{
+	uint64_t seg = param_u(ctx, "segment") / TESTFS_PAGE_SIZE;
+	struct split_result *r = result;
 	struct testfs_map map;
 	char path[PATH_MAX];
 	struct session *s;
-	int err, nvma = 0;
+	int err, nvma;
 	size_t i;
 
-	err = session_start(ctx, &s, FILE_NAME, param_u(ctx, "size"),
-			    (unsigned)param_u(ctx, "ra"),
-			    param_s(ctx, "model"));
+	err = session_start_params(ctx, &s, FILE_NAME);
+	if (!err)
+		err = session_phase(ctx, s, "touch");
 	if (err)
 		return err;
-	session_report_settings(s, ctx->rep);
-	err = session_phase(ctx, s, "touch");
-	if (err)
-		goto out;
+	r->s = s;
 	err = testfs_map(s->fs, s->file, 0, s->file_pages, PROT_READ,
 			 MAP_PRIVATE, &map);
-	if (err) {
-		err = scenario_fail(ctx, err, "mmap");
-		goto out;
-	}
+	if (err)
+		return scenario_fail(ctx, err, "mmap");
 	nvma = testfs_split(&map, seg, PROT_READ, PROT_READ | PROT_WRITE);
-	if (nvma <= 0) {
+	err = nvma <= 0 ? (nvma ? nvma : -EINVAL)
+			: make_vmas(s, seg, (size_t)nvma, &r->v);
+	if (err) {
 		testfs_unmap(&map);
-		err = scenario_fail(ctx, nvma ? nvma : -EINVAL, "mprotect");
-		goto out;
+		return scenario_fail(ctx, err, "mprotect");
 	}
-	v = calloc((size_t)nvma, sizeof(*v));
-	if (!v) {
-		testfs_unmap(&map);
-		err = scenario_fail(ctx, -ENOMEM, "mprotect-split");
-		goto out;
-	}
-	for (i = 0; i < (size_t)nvma; i++) {
-		v[i].first = i * seg;
-		v[i].last = (i + 1) * seg - 1 < s->file_pages - 1
-				    ? (i + 1) * seg - 1
-				    : s->file_pages - 1;
-	}
+	r->nvma = (size_t)nvma;
 	progress("touch: %d VMAs of %llu pages, one byte per page", nvma,
 		 (unsigned long long)seg);
 	snprintf(path, sizeof(path), "%s/%s", testfs_mountpoint(s->fs),
 		 s->file);
-	touch_all(&map, v, (size_t)nvma, path, &ns);
+	touch_all(&map, r->v, r->nvma, path, &r->ns);
 	testfs_unmap(&map);
-	err = session_snapshot(ctx, s, "touch", &log);
-	for (i = 0; i < (size_t)nvma && !err; i++)
-		err = html_vma(ctx, s->file, v[i].first, v[i].last,
+	err = session_snapshot(ctx, s, "touch", &r->log);
+	for (i = 0; i < r->nvma && !err; i++)
+		err = html_vma(ctx, s->file, r->v[i].first, r->v[i].last,
 			       i % 2 ? PROT_READ | PROT_WRITE : PROT_READ);
 	if (err)
-		goto out;
-	err = log_reads(log, s->file, &reads);
-	if (err) {
-		err = scenario_fail(ctx, err, "the log");
-		goto out;
-	}
-	for (i = 0; i < (size_t)nvma; i++)
-		classify(&reads, &v[i]);
-	{
-		struct split_result r = {
-			.s = s,
-			.log = log,
-			.reads = &reads,
-			.v = v,
-			.nvma = (size_t)nvma,
-			.ns = ns,
-		};
-
-		analyse(&r);
-		mprotect_split_report(ctx, &r);
-		result_free(&r);
-	}
-out:
-	read_list_free(&reads);
-	testfs_log_free(log);
-	free(v);
-	return err;
+		return err;
+	err = log_reads(r->log, s->file, &r->reads);
+	if (err)
+		return scenario_fail(ctx, err, "the log");
+	for (i = 0; i < r->nvma; i++)
+		classify(&r->reads, &r->v[i]);
+	return 0;
 }
 
 const struct scenario mprotect_split_scenario = {
@@ -313,5 +297,6 @@ const struct scenario mprotect_split_scenario = {
 		"(from the log's arrival and completion times against the "
 		"touch time, and mincore() before the touch).",
 	.params = params,
-	.run = mprotect_split_run,
+	SCENARIO_STEPS(struct split_result, measure, analyse,
+		       mprotect_split_report, release),
 };

@@ -27,9 +27,9 @@ struct vma_obs {
 
 struct split_result {
 	const struct session *s;
-	const struct testfs_log *log;
-	const struct read_list *reads;
-	const struct vma_obs *v;
+	struct testfs_log *log;
+	struct read_list reads;
+	struct vma_obs *v;
 	size_t nvma;
 	/* Boundaries: nvma - 1 (VMAs 2..N start at one). */
 	size_t nb;
@@ -50,7 +50,6 @@ struct split_result {
 	uint64_t *inside;
 
 	/* Per policy: boundaries missing when touched, read-around faults. */
-	bool model_ok;
 	uint64_t miss[RA_NPOLICIES];
 	uint64_t faults[RA_NPOLICIES];
 	/* The median read's delay under the storage model. */
@@ -58,7 +57,6 @@ struct split_result {
 };
 
 /* mprotect_split_report.c: the result as the report's sections. */
-void mprotect_split_report(struct scenario_ctx *ctx,
-			   const struct split_result *r);
+void mprotect_split_report(struct scenario_ctx *ctx, const void *result);
 
 #endif

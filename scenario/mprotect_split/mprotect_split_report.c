@@ -134,7 +134,7 @@ static void fetched(struct scenario_ctx *ctx, const struct split_result *r)
 	size_t i;
 
 	sec = rep_section(ctx->rep, "fetched", "What the kernel fetched");
-	rep_uint(sec, "requests", "FUSE reads", r->reads->n, NULL);
+	rep_uint(sec, "requests", "FUSE reads", r->reads.n, NULL);
 	rep_uint(sec, "pages_fetched", "pages fetched", r->fetched.pages, NULL);
 	rep_uint(sec, "major_faults", "major faults (all touches)", r->maj,
 		 NULL);
@@ -145,7 +145,7 @@ static void fetched(struct scenario_ctx *ctx, const struct split_result *r)
 		rep_uint(list, NULL, NULL, r->inside[i], NULL);
 	report_usage(sec, r->log, s->file);
 	report_page_age(sec, r->log, s->file);
-	report_requests(sec, r->reads, 10);
+	report_requests(sec, &r->reads, 10);
 	report_causes(sec, s, r->log, r->by_cause);
 	boundaries(sec, r);
 }
@@ -163,11 +163,49 @@ static void verdict_nums(struct rnode *row, const struct split_result *r,
 	verdict_policy(row, p);
 }
 
+/* What @p expects, in words, into @exp. */
+static void expected(const struct split_result *r, enum ra_policy p, char *exp,
+		     size_t size)
+{
+	static const char *const how[RA_NPOLICIES] = {
+		"async windows cross them",
+		"async stalls at each VMA end",
+		"limited only within ra_pages of a VMA end; reported: the "
+		"baseline's time",
+	};
+	size_t used;
+
+	used = (size_t)snprintf(exp, size,
+				"%llu of %zu boundaries missing when touched "
+				"(%s)",
+				(unsigned long long)r->miss[p], r->nb, how[p]);
+	if (used >= size)
+		return;
+	if (p == RA_POLICY_CURRENT)
+		snprintf(exp + used, size - used,
+			 "; %llu read-around fault%s in all",
+			 (unsigned long long)r->faults[0],
+			 r->faults[0] == 1 ? "" : "s");
+	else if (p == RA_POLICY_VMA_LIMITED)
+		snprintf(exp + used, size - used,
+			 ": about %.1f ms slower (one %.0f us read waited for "
+			 "per boundary)",
+			 (double)(r->miss[1] - r->miss[0]) * (double)r->med /
+				 1e6,
+			 r->med / 1e3);
+}
+
 static void verdicts(struct scenario_ctx *ctx, const struct split_result *r)
 {
-	const uint64_t *miss = r->miss, *count = r->count;
+	static const char *const names[RA_NPOLICIES] = {
+		"current kernels (6.18)",
+		"VMA-limited (unconditional)",
+		"conditional VMA limit (follow-up)",
+	};
+	const uint64_t *count = r->count;
 	struct rnode *sec = report_verdicts(ctx->rep), *table, *row;
 	char exp[160], obs[160];
+	unsigned p;
 
 	table = rep_table(sec, "policies", NULL);
 	snprintf(obs, sizeof(obs),
@@ -176,36 +214,13 @@ static void verdicts(struct scenario_ctx *ctx, const struct split_result *r)
 		 (unsigned long long)count[ON_DEMAND], r->nb,
 		 (unsigned long long)count[IN_FLIGHT],
 		 (unsigned long long)count[READY], r->ns / 1e6);
-	snprintf(exp, sizeof(exp),
-		 "%llu of %zu boundaries missing when touched (async windows "
-		 "cross them); %llu read-around fault%s in all",
-		 (unsigned long long)miss[0], r->nb,
-		 (unsigned long long)r->faults[0],
-		 r->faults[0] == 1 ? "" : "s");
-	row = report_verdict(table, "current kernels (6.18)", exp, obs,
-			     count[ON_DEMAND] == miss[0] ? "matches"
-							 : "differs");
-	verdict_nums(row, r, RA_POLICY_CURRENT);
-	snprintf(exp, sizeof(exp),
-		 "%llu of %zu boundaries missing when touched (async stalls "
-		 "at each VMA end): about %.1f ms slower (one %.0f us read "
-		 "waited for per boundary)",
-		 (unsigned long long)miss[1], r->nb,
-		 (double)(miss[1] - miss[0]) * (double)r->med / 1e6,
-		 r->med / 1e3);
-	row = report_verdict(table, "VMA-limited (unconditional)", exp, obs,
-			     count[ON_DEMAND] == miss[1] ? "matches"
-							 : "differs");
-	verdict_nums(row, r, RA_POLICY_VMA_LIMITED);
-	snprintf(exp, sizeof(exp),
-		 "%llu of %zu boundaries missing when touched (limited only "
-		 "within ra_pages of a VMA end; reported: the baseline's "
-		 "time)",
-		 (unsigned long long)miss[2], r->nb);
-	row = report_verdict(
-		table, "conditional VMA limit (follow-up)", exp, obs,
-		count[ON_DEMAND] == miss[2] ? "matches" : "differs");
-	verdict_nums(row, r, RA_POLICY_VMA_CONDITIONAL);
+	for (p = 0; p < RA_NPOLICIES; p++) {
+		expected(r, (enum ra_policy)p, exp, sizeof(exp));
+		row = report_verdict(
+			table, names[p], exp, obs,
+			count[ON_DEMAND] == r->miss[p] ? "matches" : "differs");
+		verdict_nums(row, r, (enum ra_policy)p);
+	}
 }
 
 static void vma_legend(struct pagemap *m)
@@ -219,7 +234,7 @@ static void vma_legend(struct pagemap *m)
 static void zoom(struct rnode *sec, const struct split_result *r,
 		 const struct testfs_extent *vmas)
 {
-	const struct read_list *reads = r->reads;
+	const struct read_list *reads = &r->reads;
 	uint64_t b = r->v[1].first, span = 2ull * r->s->ra_pages;
 	uint64_t end = r->s->file_pages - 1;
 	struct testfs_extent *req = calloc(reads->n + 1, sizeof(*req));
@@ -286,14 +301,11 @@ out:
 	free(bpages);
 }
 
-void mprotect_split_report(struct scenario_ctx *ctx,
-			   const struct split_result *r)
+void mprotect_split_report(struct scenario_ctx *ctx, const void *result)
 {
-	if (!r->inside)
-		return;
+	const struct split_result *r = result;
+
 	done(ctx, r);
-	if (!r->model_ok)
-		return;
 	explain(ctx, r);
 	fetched(ctx, r);
 	verdicts(ctx, r);

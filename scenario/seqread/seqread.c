@@ -23,10 +23,8 @@
 static const struct param_def params[] = {
 	{ "size", PARAM_SIZE, "64M", "4M", "file size, read whole by each run",
 	  1ull << 20, 1ull << 40, NULL },
-	{ "ra", PARAM_UINT, "128", NULL, "read_ahead_kb of the mount", 4,
-	  1048576, NULL },
-	{ "model", PARAM_MODEL, "nvme", NULL,
-	  "storage model for every read (testfs --latency)", 0, 0, NULL },
+	PARAM_DEF_RA,
+	PARAM_DEF_MODEL("nvme", ""),
 	{ "engines", PARAM_CHOICE, "all", NULL,
 	  "which engines to run: read(2), io_uring, POSIX AIO, or all", 0, 0,
 	  "all|read|io_uring|posix_aio" },
@@ -209,8 +207,7 @@ static bool model_matches(const struct session *s, const struct run *r,
 	bool same = true;
 
 	text[0] = '\0';
-	if (ra_model_init(&m, s->file_pages, s->ra_pages, s->max_pages,
-			  RA_POLICY_CURRENT))
+	if (session_ra_model(s, RA_POLICY_CURRENT, &m))
 		return false;
 	ra_model_read(&m, 0, s->file_pages,
 		      (uint32_t)(r->block / TESTFS_PAGE_SIZE));
@@ -239,11 +236,13 @@ static bool model_matches(const struct session *s, const struct run *r,
 }
 
 /* Everything the report shows, from the runs. */
-static void analyse(struct seqread_result *r)
+static int analyse(struct scenario_ctx *ctx, void *result)
 {
+	struct seqread_result *r = result;
 	struct run *run;
 	size_t i, k;
 
+	(void)ctx;
 	for (i = 0; i < r->nruns; i++) {
 		run = &r->runs[i];
 		for (k = 0; k < run->reads.n; k++)
@@ -260,55 +259,51 @@ static void analyse(struct seqread_result *r)
 				model_matches(r->s, run, run->model_text,
 					      sizeof(run->model_text));
 	}
+	return 0;
 }
 
-static int seqread_run(struct scenario_ctx *ctx)
+/* The runs: each engine asked for, with 4 KiB and 1 MiB blocks. */
+static int measure(struct scenario_ctx *ctx, void *result)
 {
 	static const size_t blocks[] = { 4096, 1u << 20 };
 	const char *which = param_s(ctx, "engines");
-	struct run runs[NENGINES * 2];
-	size_t nruns = 0, i;
+	struct seqread_result *r = result;
 	struct session *s;
 	int err = 0, e;
+	size_t i;
 
-	memset(runs, 0, sizeof(runs));
-	err = session_start(ctx, &s, FILE_NAME, param_u(ctx, "size"),
-			    (unsigned)param_u(ctx, "ra"),
-			    param_s(ctx, "model"));
+	err = session_start_params(ctx, &s, FILE_NAME);
 	if (err)
 		return err;
-	session_report_settings(s, ctx->rep);
+	r->s = s;
 	for (e = 0; e < NENGINES && !err; e++) {
 		if (strcmp(which, "all") && strcmp(which, engine_name[e]))
 			continue;
 		for (i = 0; i < 2 && !err; i++) {
-			struct run *r = &runs[nruns++];
+			struct run *run = &r->runs[r->nruns++];
 			uint64_t qd =
 				e == ENGINE_READ ? 1 : param_u(ctx, "iodepth");
 
 			if (qd * blocks[i] > MAX_INFLIGHT_BYTES)
 				qd = MAX_INFLIGHT_BYTES / blocks[i];
-			r->engine = (enum engine)e;
-			r->block = blocks[i];
-			r->qd = (unsigned)qd;
-			err = do_run(ctx, s, r);
+			run->engine = (enum engine)e;
+			run->block = blocks[i];
+			run->qd = (unsigned)qd;
+			err = do_run(ctx, s, run);
 		}
 	}
-	if (!err) {
-		struct seqread_result r = {
-			.s = s,
-			.runs = runs,
-			.nruns = nruns,
-		};
-
-		analyse(&r);
-		seqread_report(ctx, &r);
-	}
-	for (i = 0; i < nruns; i++) {
-		read_list_free(&runs[i].reads);
-		testfs_log_free(runs[i].log);
-	}
 	return err;
+}
+
+static void release(void *result)
+{
+	struct seqread_result *r = result;
+	size_t i;
+
+	for (i = 0; i < r->nruns; i++) {
+		read_list_free(&r->runs[i].reads);
+		testfs_log_free(r->runs[i].log);
+	}
 }
 
 const struct scenario seqread_scenario = {
@@ -326,5 +321,6 @@ const struct scenario seqread_scenario = {
 		"order), with the sequence current kernels produce for "
 		"read(2) worked out from mm/readahead.c.",
 	.params = params,
-	.run = seqread_run,
+	SCENARIO_STEPS(struct seqread_result, measure, analyse, seqread_report,
+		       release),
 };

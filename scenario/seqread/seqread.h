@@ -33,7 +33,8 @@ struct run {
 
 struct seqread_result {
 	const struct session *s;
-	struct run *runs;
+	/* Two block sizes per engine. */
+	struct run runs[NENGINES * 2];
 	size_t nruns;
 	/* The largest request of all runs, in pages. */
 	uint64_t biggest;
@@ -43,6 +44,6 @@ struct seqread_result {
 };
 
 /* seqread_report.c: the result as the report's sections. */
-void seqread_report(struct scenario_ctx *ctx, const struct seqread_result *r);
+void seqread_report(struct scenario_ctx *ctx, const void *result);
 
 #endif

@@ -166,8 +166,9 @@ static void page_map(struct scenario_ctx *ctx, const struct seqread_result *r)
 	}
 }
 
-void seqread_report(struct scenario_ctx *ctx, const struct seqread_result *r)
+void seqread_report(struct scenario_ctx *ctx, const void *result)
 {
+	const struct seqread_result *r = result;
 	struct rnode *sec = rep_section(ctx->rep, "done", "What was done");
 
 	rep_text(sec, "what",

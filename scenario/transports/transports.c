@@ -22,12 +22,9 @@ static const struct param_def params[] = {
 	  "file size; seq4k and seq1m read it whole, mmap maps its middle "
 	  "third, split maps it whole",
 	  1ull << 20, 1ull << 40, NULL },
-	{ "ra", PARAM_UINT, "128", NULL, "read_ahead_kb of the mount", 4,
-	  1048576, NULL },
-	{ "model", PARAM_MODEL, "nvme", NULL,
-	  "storage model for every read (testfs --latency): a model with "
-	  "some latency makes the requests the server holds at once visible",
-	  0, 0, NULL },
+	PARAM_DEF_RA,
+	PARAM_DEF_MODEL("nvme", ": a model with some latency makes the "
+				"requests the server holds at once visible"),
 	{ "workloads", PARAM_CHOICE, "all", NULL,
 	  "seq4k (read(2) of 4 KiB), seq1m (1 MiB), mmap (a slice touched "
 	  "page by page), split (an mprotect-split mapping touched), or all",
@@ -311,15 +308,14 @@ static int do_round(struct scenario_ctx *ctx, struct transports *tp,
 	return err;
 }
 
-static int transports_run(struct scenario_ctx *ctx)
+/* Every round: each workload wanted over dev, then over uring. */
+static int measure(struct scenario_ctx *ctx, void *result)
 {
 	const char *which = param_s(ctx, "workloads");
-	struct transports *tp = calloc(1, sizeof(*tp));
+	struct transports *tp = result;
 	unsigned round, t, w;
 	int err = 0;
 
-	if (!tp)
-		return scenario_fail(ctx, -ENOMEM, "transports");
 	for (w = 0; w < NWORKLOADS; w++)
 		tp->wanted[w] = !strcmp(which, "all") ||
 				!strcmp(which, workload_name[w]);
@@ -329,15 +325,19 @@ static int transports_run(struct scenario_ctx *ctx)
 			if (!tp->skipped[t][0])
 				err = do_round(ctx, tp, (enum transport)t,
 					       round);
-	if (!err)
-		transports_report(ctx, tp);
+	return err;
+}
+
+static void release(void *result)
+{
+	struct transports *tp = result;
+	unsigned t, w;
+
 	for (t = 0; t < NTRANSPORTS; t++)
 		for (w = 0; w < NWORKLOADS; w++) {
 			read_list_free(&tp->cell[t][w].req.reads);
 			testfs_log_free(tp->cell[t][w].req.log);
 		}
-	free(tp);
-	return err;
 }
 
 const struct scenario transports_scenario = {
@@ -357,5 +357,6 @@ const struct scenario transports_scenario = {
 		"io_uring half says why and only /dev/fuse is reported. The "
 		"PARAM transport= is ignored: this scenario runs both.",
 	.params = params,
-	.run = transports_run,
+	SCENARIO_STEPS(struct transports, measure, NULL, transports_report,
+		       release),
 };

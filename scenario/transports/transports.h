@@ -60,6 +60,6 @@ struct transports {
 };
 
 /* Fills ctx->rep from the rounds in @tp. */
-void transports_report(struct scenario_ctx *ctx, struct transports *tp);
+void transports_report(struct scenario_ctx *ctx, const void *result);
 
 #endif

@@ -200,8 +200,9 @@ static void differences(struct rnode *sec, const struct transports *tp,
 	rep_text(sec, key, "%s: %s", workload_name[w], text);
 }
 
-void transports_report(struct scenario_ctx *ctx, struct transports *tp)
+void transports_report(struct scenario_ctx *ctx, const void *result)
 {
+	const struct transports *tp = result;
 	struct rnode *sec, *obj, *table;
 	bool both = !tp->skipped[T_URING][0] && !tp->skipped[T_DEV][0];
 	unsigned w, t;
