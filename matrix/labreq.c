@@ -19,6 +19,7 @@
 
 #include "cache.h"
 #include "labsrc.h"
+#include "matrix.h"
 #include "prereq.h"
 
 static int req_usage(bool bisect, const char *fmt, const char *arg)
@@ -335,6 +336,8 @@ static int run_build(char *const *argv, char *spec, size_t len)
 		return -errno;
 	}
 	if (pid == 0) {
+		/* Its own process group: a signal stops it whole (signals.c) */
+		setpgid(0, 0);
 		dup2(fd[1], STDOUT_FILENO);
 		close(fd[0]);
 		close(fd[1]);
@@ -343,6 +346,8 @@ static int run_build(char *const *argv, char *spec, size_t len)
 			strerror(errno));
 		_exit(127);
 	}
+	setpgid(pid, pid);
+	matrix_build_child(pid);
 	close(fd[1]);
 	while ((n = read(fd[0], spec + used, len - 1 - used)) != 0) {
 		if (n < 0 && errno == EINTR)
@@ -356,8 +361,11 @@ static int run_build(char *const *argv, char *spec, size_t len)
 	spec[used] = '\0';
 	close(fd[0]);
 	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
+		if (errno != EINTR) {
+			matrix_build_child(0);
 			return -errno;
+		}
+	matrix_build_child(0);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 

@@ -156,30 +156,6 @@ int check_scenario(const struct bins *b, const char *name)
 	return ok ? 0 : 2;
 }
 
-/* Ctrl-C or a CI's kill: QEMU goes too, then we die of the signal. */
-static struct matrix *signalled_matrix;
-
-static void on_signal(int sig)
-{
-	struct matrix *m = signalled_matrix;
-	char p[sizeof(m->workdir) + 16];
-	size_t n;
-
-	capture_kill_current();
-	/* The images are big: removed with what is safe in a handler. */
-	if (m && m->workdir[0]) {
-		n = strlen(m->workdir);
-		memcpy(p, m->workdir, n);
-		memcpy(p + n, "/base.cpio", 11);
-		unlink(p);
-		memcpy(p + n, "/guest.cpio", 12);
-		unlink(p);
-		rmdir(m->workdir);
-	}
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
 /*
  * Before any work: what the kernels need from the machine, and each
  * Debian SPEC resolved (an unknown line is a usage error). 0, 1 or 2.
@@ -267,10 +243,7 @@ int main(int argc, char **argv)
 	const char *perr;
 	uint64_t v;
 
-	signalled_matrix = &m;
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	signal(SIGHUP, on_signal);
+	matrix_catch_signals(&m);
 	/* '+': options after COMMAND belong to it (touch --exec). */
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		switch (c) {
