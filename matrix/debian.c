@@ -15,10 +15,10 @@
 #include "apt.h"
 #include "cache.h"
 #include "capture.h"
+#include "labsrc.h"
 
 /* The image packages of every flavour, filtered by parse_image(). */
 #define IMAGE_REGEX "^linux-image-[0-9].*-(amd64|arm64)(-16k)?(-unsigned)?$"
-#define SOURCE_REGEX "^linux-source-[0-9]+\\.[0-9]+$"
 
 struct image {
 	char pkg[160];
@@ -437,7 +437,7 @@ int debian_available(bool refresh)
 	if (!err)
 		err = images(&ims, &n, why, sizeof(why));
 	if (!err)
-		err = apt_search(SOURCE_REGEX, &srcs, why, sizeof(why));
+		err = apt_search(LAB_SOURCE_REGEX, &srcs, why, sizeof(why));
 	if (err) {
 		fprintf(stderr,
 			"testfs-matrix: cannot read Debian's package "

@@ -150,11 +150,13 @@ int lab_req_parse(int argc, char **argv, bool bisect, struct lab_req *r)
 				 "a COMMAND is needed (scenario NAME ..., "
 				 "touch ...)");
 	if (!strncmp(r->source, "debian:", 7) &&
+	    strcmp(r->source + 7, "latest") &&
 	    (sscanf(r->source + 7, "%d.%d%n", &major, &minor, &n) != 2 ||
 	     r->source[7 + n] || major < 0 || minor < 0))
 		return req_usage(bisect,
 				 "unknown --source '%s' (debian:MAJOR.MINOR: "
-				 "debian:6.12, debian:7.3, ...)",
+				 "debian:6.12, debian:7.3, ..., or "
+				 "debian:latest)",
 				 r->source);
 	if (strncmp(r->source, "debian:", 7) && access(r->source, F_OK))
 		return req_usage(bisect,
@@ -282,6 +284,19 @@ int lab_req_prepare(struct lab_req *r, bool split, const char *cmd)
 			"source tree next to this build, or in %s/kernel)\n",
 			cmd, MATRIX_DATADIR);
 		return 2;
+	}
+	if (!strcmp(r->source, "debian:latest")) {
+		rc = lab_latest_source(ver, sizeof(ver), why, sizeof(why));
+		if (rc) {
+			fprintf(stderr, "testfs-matrix %s: %s\n", cmd, why);
+			return rc == -ENOENT ? 2 : 1;
+		}
+		snprintf(r->latest, sizeof(r->latest), "debian:%s", ver);
+		fprintf(stderr,
+			"testfs-matrix %s: debian:latest is %s "
+			"(linux-source-%s, the newest line of the suites)\n",
+			cmd, r->latest, ver);
+		r->source = r->latest;
 	}
 	if (!strncmp(r->source, "debian:", 7))
 		snprintf(ver, sizeof(ver), "%s", r->source + 7);
