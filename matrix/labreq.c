@@ -26,19 +26,10 @@ static int req_usage(bool bisect, const char *fmt, const char *arg)
 {
 	fprintf(stderr, "testfs-matrix %s: ", bisect ? "bisect" : "build");
 	fprintf(stderr, fmt, arg);
-	if (bisect)
-		fputs("\nusage: testfs-matrix bisect --source debian:VERSION|"
-		      "PATH --patch FILE... [--field NAME]...\n"
-		      "                            [--fuzz N] [--jobs N] "
-		      "[--json FILE] [--timeout S] [--all]\n"
-		      "                            COMMAND [ARGS...]\n",
-		      stderr);
-	else
-		fputs("\nusage: testfs-matrix build [--source debian:VERSION|"
-		      "PATH] [--patches SERIES]...\n"
-		      "                           [--patch FILE]... [--fuzz N] "
-		      "[--jobs N] [--force]\n",
-		      stderr);
+	fputc('\n', stderr);
+	matrix_command_synopsis(bisect ? "bisect" : "build", stderr);
+	fprintf(stderr, "Try 'testfs-matrix %s --help'.\n",
+		bisect ? "bisect" : "build");
 	return 2;
 }
 

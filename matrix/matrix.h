@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "cache.h"
@@ -80,6 +81,18 @@ void print_table(const struct matrix *m, const struct run *runs, size_t n);
 
 /* "testfs-matrix: " @fmt with @arg, and the --help hint; returns 2. */
 int matrix_usage_error(const char *fmt, const char *arg);
+
+/*
+ * COMMAND --help: prints the command's whole usage on stdout; false for a
+ * command that has none (matrix/usage.c).
+ */
+bool matrix_command_help(const char *cmd);
+
+/* The command's synopsis lines on @f, for a usage error. */
+void matrix_command_synopsis(const char *cmd, FILE *f);
+
+/* Whether an argument after the command is -h or --help. */
+bool matrix_wants_help(int argc, char **argv);
 
 /* Checks COMMAND's arguments; 2 (after a message) when they are wrong. */
 int check_command(int argc, char **argv);
