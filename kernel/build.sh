@@ -379,8 +379,9 @@ link_tree() {
 }
 
 prepare_tree() {
+	# No objects yet (a new tree, or one whose first patch step failed)
+	[ -d "$obj" ] || find_seed
 	if [ ! -d "$tree" ]; then
-		find_seed
 		say "linking a source tree for $name${seed:+ (objects from $(basename "$seed"))}"
 		rm -rf "$tree.tmp"
 		link_tree "$pristine" "$tree.tmp" ||
