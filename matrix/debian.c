@@ -396,6 +396,18 @@ int debian_fetch(const struct debian_kernel *dk, const char *dir,
 		return err;
 	if (!err && strstr(deps, binary))
 		pkgs = split;
+	/*
+	 * linux-base (the config, System.map) is not in every suite's
+	 * indexes (7.0.13 and 6.19.14 of trixie-backports name one that has
+	 * no version): the image is in linux-binary, so go without it.
+	 */
+	if (pkgs == split &&
+	    apt_field(base, "Version", deps, sizeof(deps), why, whylen)) {
+		printf("[%s] %s is not in the indexes: no config beside the "
+		       "image\n",
+		       tag, base);
+		split[1] = NULL;
+	}
 	err = apt_fetch(pkgs, debs, tag, why, whylen);
 	if (err)
 		return err;
