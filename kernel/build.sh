@@ -381,6 +381,9 @@ link_tree() {
 prepare_tree() {
 	# No objects yet (a new tree, or one whose first patch step failed)
 	[ -d "$obj" ] || find_seed
+	if [ -d "$tree" ] && [ -n "$seed" ]; then
+		say "$name has no objects yet: starting from $(basename "$seed")'s"
+	fi
 	if [ ! -d "$tree" ]; then
 		say "linking a source tree for $name${seed:+ (objects from $(basename "$seed"))}"
 		rm -rf "$tree.tmp"
