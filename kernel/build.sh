@@ -394,8 +394,12 @@ link_tree() {
 }
 
 prepare_tree() {
+	# No objects yet (a new tree, or one whose first patch step failed)
+	[ -d "$obj" ] || find_seed
+	if [ -d "$tree" ] && [ -n "$seed" ]; then
+		say "$name has no objects yet: starting from $(basename "$seed")'s"
+	fi
 	if [ ! -d "$tree" ]; then
-		find_seed
 		say "linking a source tree for $name${seed:+ (objects from $(basename "$seed"))}"
 		rm -rf "$tree.tmp"
 		link_tree "$pristine" "$tree.tmp" ||
@@ -509,10 +513,23 @@ localversion=$suffix
 nice=${TESTFS_LAB_NICE:-19}
 say "building $spec in $obj (nice -n $nice, make -j$jobs, log: $log)"
 start=$(date +%s)
-nice -n "$nice" make -C "$tree" O=obj -j"$jobs" CC="ccache gcc" \
-	HOSTCC="ccache gcc" LOCALVERSION="$localversion" bzImage \
-	>>"$log" 2>&1 &
+# make runs in a session of its own: its own process group, which a
+# signal to build.sh takes down whole (a background job of a script
+# ignores SIGINT, so Ctrl-C alone would leave it compiling), and its own
+# scheduler autogroup, whose nice value is what counts against the
+# machine's other sessions (a process's nice only counts inside its own).
+# (Lowering the autogroup's nice below 0 needs CAP_SYS_NICE: else it
+# keeps 0, the process's own nice still applies.)
+# shellcheck disable=SC2016
+setsid sh -c 'echo "$0" >/proc/self/autogroup 2>/dev/null
+	exec nice -n "$0" "$@"' "$nice" make -C "$tree" O=obj -j"$jobs" \
+	CC="ccache gcc" HOSTCC="ccache gcc" LOCALVERSION="$localversion" \
+	bzImage >>"$log" 2>&1 </dev/null &
 pid=$!
+trap 'kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null || true
+	say "interrupted: $spec was not installed (log: $log)"; exit 130' \
+	INT TERM HUP
 last_total=$(cat "$cache/build/.steps-$ver" 2>/dev/null || echo "")
 tick=0
 while kill -0 "$pid" 2>/dev/null; do

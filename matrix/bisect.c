@@ -277,6 +277,14 @@ int cmd_bisect(int argc, char **argv)
 	rc = lab_req_prepare(&r, true, "bisect");
 	if (rc)
 		return rc;
+	/* Ctrl-C from here on leaves no scratch folder and no build running */
+	matrix_catch_signals(&m);
+	rc = matrix_work(&m);
+	if (rc) {
+		fprintf(stderr, "testfs-matrix bisect: mkdtemp: %s\n",
+			strerror(-rc));
+		return 1;
+	}
 	r.one_tree = true;
 	steps = calloc(r.npatches + 1, sizeof(*steps));
 	if (!steps)

@@ -15,10 +15,10 @@
 #include "apt.h"
 #include "cache.h"
 #include "capture.h"
+#include "labsrc.h"
 
 /* The image packages of every flavour, filtered by parse_image(). */
 #define IMAGE_REGEX "^linux-image-[0-9].*-(amd64|arm64)(-16k)?(-unsigned)?$"
-#define SOURCE_REGEX "^linux-source-[0-9]+\\.[0-9]+$"
 
 struct image {
 	char pkg[160];
@@ -396,6 +396,18 @@ int debian_fetch(const struct debian_kernel *dk, const char *dir,
 		return err;
 	if (!err && strstr(deps, binary))
 		pkgs = split;
+	/*
+	 * linux-base (the config, System.map) is not in every suite's
+	 * indexes (7.0.13 and 6.19.14 of trixie-backports name one that has
+	 * no version): the image is in linux-binary, so go without it.
+	 */
+	if (pkgs == split &&
+	    apt_field(base, "Version", deps, sizeof(deps), why, whylen)) {
+		printf("[%s] %s is not in the indexes: no config beside the "
+		       "image\n",
+		       tag, base);
+		split[1] = NULL;
+	}
 	err = apt_fetch(pkgs, debs, tag, why, whylen);
 	if (err)
 		return err;
@@ -437,7 +449,7 @@ int debian_available(bool refresh)
 	if (!err)
 		err = images(&ims, &n, why, sizeof(why));
 	if (!err)
-		err = apt_search(SOURCE_REGEX, &srcs, why, sizeof(why));
+		err = apt_search(LAB_SOURCE_REGEX, &srcs, why, sizeof(why));
 	if (err) {
 		fprintf(stderr,
 			"testfs-matrix: cannot read Debian's package "

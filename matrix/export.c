@@ -80,10 +80,9 @@ int cmd_image(struct matrix *m, const char *const *specs, size_t nspec)
 		fprintf(stderr, "testfs-matrix: %s\n", why);
 		return 2;
 	}
-	snprintf(m->workdir, sizeof(m->workdir), "/tmp/testfs-matrix.XXXXXX");
-	if (!mkdtemp(m->workdir)) {
-		fprintf(stderr, "testfs-matrix: mkdtemp: %s\n",
-			strerror(errno));
+	err = matrix_work(m);
+	if (err) {
+		fprintf(stderr, "testfs-matrix: mkdtemp: %s\n", strerror(-err));
 		return 1;
 	}
 	snprintf(m->base, sizeof(m->base), "%s/base.cpio", m->workdir);

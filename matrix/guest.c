@@ -230,11 +230,16 @@ void run_collect(struct matrix *m, struct run *r, const struct capture *c)
 	}
 }
 
-static int make_work(struct matrix *m)
+int matrix_work(struct matrix *m)
 {
+	const char *tmp = getenv("TMPDIR");
+
 	if (m->workdir[0])
 		return 0;
-	snprintf(m->workdir, sizeof(m->workdir), "/tmp/testfs-matrix.XXXXXX");
+	if (!tmp || !*tmp || strlen(tmp) > sizeof(m->workdir) - 32)
+		tmp = "/tmp";
+	snprintf(m->workdir, sizeof(m->workdir), "%s/testfs-matrix.XXXXXX",
+		 tmp);
 	if (!mkdtemp(m->workdir)) {
 		m->workdir[0] = '\0';
 		return -errno;
@@ -384,7 +389,7 @@ void run_kernel(struct matrix *m, struct run *r)
 	if (r->k.skip[0]) {
 		r->status = RUN_SKIPPED;
 		snprintf(r->reason, sizeof(r->reason), "%s", r->k.skip);
-	} else if (make_work(m)) {
+	} else if (matrix_work(m)) {
 		r->status = RUN_FAILED;
 		snprintf(r->reason, sizeof(r->reason), "mkdtemp: %s",
 			 strerror(errno));

@@ -59,6 +59,7 @@ struct lab_patch_file {
 /* What `build` and `bisect` build: a source, series, patch files. */
 struct lab_req {
 	const char *source; /* debian:VERSION or a kernel tree's path */
+	char latest[32];    /* debian:latest resolved: "debian:7.3" */
 	const char *series[LAB_MAX_SERIES];
 	size_t nseries;
 	const char *files[LAB_MAX_PATCHES]; /* --patch FILE, in order */

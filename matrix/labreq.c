@@ -19,25 +19,17 @@
 
 #include "cache.h"
 #include "labsrc.h"
+#include "matrix.h"
 #include "prereq.h"
 
 static int req_usage(bool bisect, const char *fmt, const char *arg)
 {
 	fprintf(stderr, "testfs-matrix %s: ", bisect ? "bisect" : "build");
 	fprintf(stderr, fmt, arg);
-	if (bisect)
-		fputs("\nusage: testfs-matrix bisect --source debian:VERSION|"
-		      "PATH --patch FILE... [--field NAME]...\n"
-		      "                            [--fuzz N] [--jobs N] "
-		      "[--json FILE] [--timeout S] [--all]\n"
-		      "                            COMMAND [ARGS...]\n",
-		      stderr);
-	else
-		fputs("\nusage: testfs-matrix build [--source debian:VERSION|"
-		      "PATH] [--patches SERIES]...\n"
-		      "                           [--patch FILE]... [--fuzz N] "
-		      "[--jobs N] [--force]\n",
-		      stderr);
+	fputc('\n', stderr);
+	matrix_command_synopsis(bisect ? "bisect" : "build", stderr);
+	fprintf(stderr, "Try 'testfs-matrix %s --help'.\n",
+		bisect ? "bisect" : "build");
 	return 2;
 }
 
@@ -149,11 +141,13 @@ int lab_req_parse(int argc, char **argv, bool bisect, struct lab_req *r)
 				 "a COMMAND is needed (scenario NAME ..., "
 				 "touch ...)");
 	if (!strncmp(r->source, "debian:", 7) &&
+	    strcmp(r->source + 7, "latest") &&
 	    (sscanf(r->source + 7, "%d.%d%n", &major, &minor, &n) != 2 ||
 	     r->source[7 + n] || major < 0 || minor < 0))
 		return req_usage(bisect,
 				 "unknown --source '%s' (debian:MAJOR.MINOR: "
-				 "debian:6.12, debian:7.3, ...)",
+				 "debian:6.12, debian:7.3, ..., or "
+				 "debian:latest)",
 				 r->source);
 	if (strncmp(r->source, "debian:", 7) && access(r->source, F_OK))
 		return req_usage(bisect,
@@ -282,6 +276,19 @@ int lab_req_prepare(struct lab_req *r, bool split, const char *cmd)
 			cmd, MATRIX_DATADIR);
 		return 2;
 	}
+	if (!strcmp(r->source, "debian:latest")) {
+		rc = lab_latest_source(ver, sizeof(ver), why, sizeof(why));
+		if (rc) {
+			fprintf(stderr, "testfs-matrix %s: %s\n", cmd, why);
+			return rc == -ENOENT ? 2 : 1;
+		}
+		snprintf(r->latest, sizeof(r->latest), "debian:%s", ver);
+		fprintf(stderr,
+			"testfs-matrix %s: debian:latest is %s "
+			"(linux-source-%s, the newest line of the suites)\n",
+			cmd, r->latest, ver);
+		r->source = r->latest;
+	}
 	if (!strncmp(r->source, "debian:", 7))
 		snprintf(ver, sizeof(ver), "%s", r->source + 7);
 	for (i = 0; i < r->nseries; i++)
@@ -335,6 +342,8 @@ static int run_build(char *const *argv, char *spec, size_t len)
 		return -errno;
 	}
 	if (pid == 0) {
+		/* Its own process group: a signal stops it whole (signals.c) */
+		setpgid(0, 0);
 		dup2(fd[1], STDOUT_FILENO);
 		close(fd[0]);
 		close(fd[1]);
@@ -343,6 +352,8 @@ static int run_build(char *const *argv, char *spec, size_t len)
 			strerror(errno));
 		_exit(127);
 	}
+	setpgid(pid, pid);
+	matrix_build_child(pid);
 	close(fd[1]);
 	while ((n = read(fd[0], spec + used, len - 1 - used)) != 0) {
 		if (n < 0 && errno == EINTR)
@@ -356,8 +367,11 @@ static int run_build(char *const *argv, char *spec, size_t len)
 	spec[used] = '\0';
 	close(fd[0]);
 	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
+		if (errno != EINTR) {
+			matrix_build_child(0);
 			return -errno;
+		}
+	matrix_build_child(0);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 

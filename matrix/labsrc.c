@@ -87,3 +87,38 @@ int lab_fetch_source(const char *ver, char *why, size_t whylen)
 	unlink(deb);
 	return 0;
 }
+
+int lab_latest_source(char *line, size_t len, char *why, size_t whylen)
+{
+	char *names = NULL, *tok, *save = NULL;
+	int major, minor, best_major = -1, best_minor = -1, n;
+	int err = apt_ready(false, why, whylen);
+
+	if (!err)
+		err = apt_search(LAB_SOURCE_REGEX, &names, why, whylen);
+	if (err)
+		return err;
+	for (tok = strtok_r(names, "\n", &save); tok;
+	     tok = strtok_r(NULL, "\n", &save)) {
+		n = 0;
+		if (sscanf(tok, "linux-source-%d.%d%n", &major, &minor, &n) !=
+			    2 ||
+		    tok[n])
+			continue;
+		if (major > best_major ||
+		    (major == best_major && minor > best_minor)) {
+			best_major = major;
+			best_minor = minor;
+		}
+	}
+	free(names);
+	if (best_major < 0) {
+		snprintf(why, whylen,
+			 "debian:latest: no suite offers a linux-source "
+			 "package (testfs-matrix kernels --available lists "
+			 "what they offer)");
+		return -ENOENT;
+	}
+	snprintf(line, len, "%d.%d", best_major, best_minor);
+	return 0;
+}

@@ -16,4 +16,14 @@
  */
 int lab_fetch_source(const char *ver, char *why, size_t whylen);
 
+/* The source packages of every line, for apt_search() */
+#define LAB_SOURCE_REGEX "^linux-source-[0-9]+\\.[0-9]+$"
+
+/*
+ * debian:latest as a lab --source: the newest line any suite has a
+ * linux-source package of ("7.3") into @line. 0, or -errno with the
+ * reason (the indexes cannot be read, no source package at all).
+ */
+int lab_latest_source(char *line, size_t len, char *why, size_t whylen);
+
 #endif

@@ -29,17 +29,18 @@ static void usage(FILE *f)
 	      "[ARGS...]\n"
 	      "       testfs-matrix kernels [--available] [--refresh]\n"
 	      "       testfs-matrix cache-dir\n"
-	      "       testfs-matrix build [--source debian:VERSION|PATH] "
-	      "[--patches SERIES]...\n"
-	      "                          [--patch FILE]... [--fuzz N] "
-	      "[--jobs N] [--force]\n"
-	      "       testfs-matrix bisect --source debian:VERSION|PATH "
-	      "--patch FILE...\n"
-	      "                          [--field NAME]... [--json FILE] "
-	      "[--all] COMMAND [ARGS...]\n"
+	      "       testfs-matrix build [--source S] [--patches SERIES]... "
+	      "[--patch FILE]...\n"
+	      "                          [--fuzz N] [--jobs N] [--force]\n"
+	      "       testfs-matrix bisect --source S --patch FILE... "
+	      "[--field NAME]...\n"
+	      "                          [--fuzz N] [--jobs N] [--json FILE] "
+	      "[--timeout S]\n"
+	      "                          [--all] COMMAND [ARGS...]\n"
 	      "       testfs-matrix [--kernel SPEC] image FILE COMMAND "
 	      "[ARGS...]\n"
 	      "       testfs-matrix [--json FILE] [--ktap FILE] decode LOG...\n"
+	      "       testfs-matrix [COMMAND] --help\n"
 	      "\n"
 	      "Runs one testfs command on several kernels: the host's, and "
 	      "QEMU guests\n"
@@ -81,11 +82,13 @@ static void usage(FILE *f)
 	      "                                   print its SPEC. S: "
 	      "debian:VERSION (Debian's\n"
 	      "                                   linux-source-VERSION, "
-	      "fetched) or the path of\n"
-	      "                                   a kernel tree (never "
-	      "modified). FILE: a diff,\n"
-	      "                                   git format-patch output, "
-	      "an mbox, or a mail\n"
+	      "fetched), debian:latest\n"
+	      "                                   (the newest line) or "
+	      "the path of a kernel\n"
+	      "                                   tree (never modified). "
+	      "FILE: a diff, git\n"
+	      "                                   format-patch output, an "
+	      "mbox, or a mail\n"
 	      "                                   quoting the patch with "
 	      "'> '; --fuzz N (2)\n"
 	      "  bisect --source S --patch FILE... COMMAND\n"
@@ -115,7 +118,8 @@ static void usage(FILE *f)
 	      "                  (scenario and touch)\n"
 	      "  --timeout S     per kernel, guest boot included (default "
 	      "600)\n"
-	      "  -h, --help      this text\n"
+	      "  -h, --help      this text; after a COMMAND, that command's "
+	      "whole usage\n"
 	      "\n"
 	      "Cache: $TESTFS_CACHE, else $XDG_CACHE_HOME/testfs, else "
 	      "~/.cache/testfs.\n"
@@ -132,30 +136,6 @@ static void usage(FILE *f)
 	      "run was\n"
 	      "skipped; 2 bad arguments or an unknown Debian line.\n",
 	      f);
-}
-
-/* Ctrl-C or a CI's kill: QEMU goes too, then we die of the signal. */
-static struct matrix *signalled_matrix;
-
-static void on_signal(int sig)
-{
-	struct matrix *m = signalled_matrix;
-	char p[sizeof(m->workdir) + 16];
-	size_t n;
-
-	capture_kill_current();
-	/* The images are big: removed with what is safe in a handler. */
-	if (m && m->workdir[0]) {
-		n = strlen(m->workdir);
-		memcpy(p, m->workdir, n);
-		memcpy(p + n, "/base.cpio", 11);
-		unlink(p);
-		memcpy(p + n, "/guest.cpio", 12);
-		unlink(p);
-		rmdir(m->workdir);
-	}
-	signal(sig, SIG_DFL);
-	raise(sig);
 }
 
 /*
@@ -245,10 +225,7 @@ int main(int argc, char **argv)
 	const char *perr;
 	uint64_t v;
 
-	signalled_matrix = &m;
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	signal(SIGHUP, on_signal);
+	matrix_catch_signals(&m);
 	/* '+': options after COMMAND belong to it (touch --exec). */
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		switch (c) {
@@ -288,6 +265,8 @@ int main(int argc, char **argv)
 		return matrix_usage_error("%s", "a COMMAND is needed");
 	m.argv = argv + optind;
 	m.argc = argc - optind;
+	if (matrix_wants_help(m.argc, m.argv) && matrix_command_help(m.argv[0]))
+		return 0;
 	if (html && (strcmp(m.argv[0], "kernels") == 0 ||
 		     strcmp(m.argv[0], "image") == 0 ||
 		     strcmp(m.argv[0], "decode") == 0))

@@ -9,6 +9,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
 
 #include "cache.h"
 #include "capture.h"
@@ -48,7 +50,7 @@ struct matrix {
 	int argc;
 	int timeout_s;
 	struct bins bins;
-	char workdir[64]; /* scratch: base image, per-kernel initrds */
+	char workdir[256]; /* scratch: base image, per-kernel initrds */
 	char base[PATH_MAX - 64];
 	bool base_built;
 	bool base_failed;
@@ -79,6 +81,18 @@ void print_table(const struct matrix *m, const struct run *runs, size_t n);
 
 /* "testfs-matrix: " @fmt with @arg, and the --help hint; returns 2. */
 int matrix_usage_error(const char *fmt, const char *arg);
+
+/*
+ * COMMAND --help: prints the command's whole usage on stdout; false for a
+ * command that has none (matrix/usage.c).
+ */
+bool matrix_command_help(const char *cmd);
+
+/* The command's synopsis lines on @f, for a usage error. */
+void matrix_command_synopsis(const char *cmd, FILE *f);
+
+/* Whether an argument after the command is -h or --help. */
+bool matrix_wants_help(int argc, char **argv);
 
 /* Checks COMMAND's arguments; 2 (after a message) when they are wrong. */
 int check_command(int argc, char **argv);
@@ -121,6 +135,25 @@ int matrix_html(const struct matrix *m, const struct run *runs, size_t n,
 
 void run_free(struct run *r);
 void cleanup_work(struct matrix *m);
+
+/*
+ * Makes @m's scratch folder, $TMPDIR/testfs-matrix.XXXXXX (/tmp when
+ * TMPDIR is unset or too long), unless it has one. 0, or -errno.
+ */
+int matrix_work(struct matrix *m);
+
+/*
+ * SIGINT, SIGTERM and SIGHUP from now on: the child in flight is stopped
+ * (a capture's process group, the build child's), @m's scratch folder is
+ * removed and the process dies of the signal (matrix/signals.c).
+ */
+void matrix_catch_signals(struct matrix *m);
+
+/*
+ * The process group of kernel/build.sh while it runs (0: none): on a
+ * signal it gets SIGTERM and a grace period to stop its make.
+ */
+void matrix_build_child(pid_t pgid);
 
 /*
  * image FILE COMMAND [ARGS...]: writes the guest initramfs that runs

@@ -94,7 +94,8 @@ int check_command(int argc, char **argv)
 		return 0;
 	}
 	return matrix_usage_error(
-		"unknown command '%s' (scenario, touch, suite, kernels, build)",
+		"unknown command '%s' (scenario, touch, suite, kernels, "
+		"cache-dir, build, bisect, image, decode)",
 		argv[0]);
 }
 

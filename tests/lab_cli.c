@@ -10,10 +10,14 @@
  */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "mount_harness.h"
@@ -69,10 +73,20 @@ static void setup(void)
 	setenv("TESTFS_CACHE", cache, 1);
 }
 
+/* What a test started in the background, killed whatever happened */
+static pid_t started[3];
+
 static void teardown(void)
 {
 	const char *argv[] = { "/bin/rm", "-rf", dir, NULL };
 	char *out = NULL;
+	size_t i;
+
+	for (i = 0; i < 3; i++)
+		if (started[i] > 0)
+			kill(started[i], SIGKILL);
+	if (started[0] > 0)
+		waitpid(started[0], NULL, 0);
 
 	if (dir[0])
 		harness_run(argv, &out, 30);
@@ -261,5 +275,156 @@ Test(lab_cli, bisect_usage_errors)
 	expect(a3, 2, "COMMAND is scenario or touch (not suite)");
 	expect(a4, 2, "a COMMAND is needed");
 	expect(a5, 2, "--field is an option of bisect");
+	expect_untouched();
+}
+
+/*
+ * A stand-in for kernel/build.sh (TESTFS_KERNEL_DIR): it writes its pid
+ * and its child's, then waits for the child, as build.sh waits for make.
+ */
+static void fake_build(void)
+{
+	char p[256], text[512];
+
+	snprintf(p, sizeof(p), "%s/kernel", dir);
+	cr_assert_eq(mkdir(p, 0755), 0);
+	snprintf(p, sizeof(p), "%s/tmp", dir);
+	cr_assert_eq(mkdir(p, 0755), 0);
+	snprintf(text, sizeof(text),
+		 "#!/bin/bash\n"
+		 "sleep 300 >/dev/null 2>&1 &\n"
+		 "echo $! >%s/child.pid\n"
+		 "echo $$ >%s/build.pid.tmp && mv %s/build.pid.tmp "
+		 "%s/build.pid\n"
+		 "wait\n",
+		 dir, dir, dir, dir);
+	put("kernel/build.sh", text);
+	snprintf(p, sizeof(p), "%s/kernel", dir);
+	setenv("TESTFS_KERNEL_DIR", p, 1);
+	snprintf(p, sizeof(p), "%s/tmp", dir);
+	setenv("TMPDIR", p, 1);
+}
+
+static void nap(void)
+{
+	const struct timespec ts = { 0, 100 * 1000 * 1000 };
+
+	nanosleep(&ts, NULL);
+}
+
+/* The pid in @name once it is there (60 s at most), else 0. */
+static pid_t pid_file(const char *name)
+{
+	char p[256];
+	long pid = 0;
+	int i;
+
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	for (i = 0; i < 600 && !pid; i++) {
+		f = fopen(p, "r");
+		if (!f || fscanf(f, "%ld", &pid) != 1)
+			pid = 0;
+		if (f)
+			fclose(f);
+		if (!pid)
+			nap();
+	}
+	return (pid_t)pid;
+}
+
+/* Whether @pid ends (or is a zombie) within 20 s. */
+static bool ends(pid_t pid)
+{
+	char p[64], stat[512], *paren;
+	bool zombie;
+	size_t n;
+	FILE *f;
+	int i;
+
+	snprintf(p, sizeof(p), "/proc/%d/stat", (int)pid);
+	for (i = 0; i < 200; i++) {
+		if (kill(pid, 0) && errno == ESRCH)
+			return true;
+		f = fopen(p, "r");
+		n = f ? fread(stat, 1, sizeof(stat) - 1, f) : 0;
+		if (f)
+			fclose(f);
+		stat[n] = '\0';
+		paren = strrchr(stat, ')');
+		zombie = paren && paren[1] && paren[2] == 'Z';
+		if (zombie)
+			return true;
+		nap();
+	}
+	return false;
+}
+
+/*
+ * testfs-matrix @args in the background, @sig sent to it once build.sh
+ * runs: it dies of @sig, build.sh and its child end, and the scratch
+ * folders under TMPDIR are gone.
+ */
+static void interrupt(const char *const *args, int sig)
+{
+	const char *argv[32], *m = getenv("TESTFS_MATRIX");
+	pid_t pid, build, child;
+	struct dirent *e;
+	char p[256];
+	int n = 0, status;
+	DIR *d;
+
+	argv[n++] = m;
+	while (*args && n < 31)
+		argv[n++] = *args++;
+	argv[n] = NULL;
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		execv(m, (char *const *)argv);
+		_exit(127);
+	}
+	started[0] = pid;
+	started[1] = build = pid_file("build.pid");
+	started[2] = child = pid_file("child.pid");
+	cr_assert(build > 0 && child > 0, "build.sh did not start");
+	cr_assert_eq(kill(pid, sig), 0);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	started[0] = 0;
+	cr_expect(WIFSIGNALED(status) && WTERMSIG(status) == sig,
+		  "testfs-matrix did not die of signal %d (status %#x)", sig,
+		  status);
+	cr_expect(ends(build), "build.sh %d still runs", (int)build);
+	cr_expect(ends(child), "build.sh's child %d still runs", (int)child);
+	snprintf(p, sizeof(p), "%s/tmp", dir);
+	d = opendir(p);
+	cr_assert_not_null(d);
+	while ((e = readdir(d)))
+		cr_expect(e->d_name[0] == '.', "%s/%s left behind", p,
+			  e->d_name);
+	closedir(d);
+}
+
+/* Ctrl-C during a bisect's build: no build left running, no scratch */
+Test(lab_cli, a_bisect_interrupted_leaves_nothing_behind)
+{
+	char p[128];
+	const char *args[] = { "bisect", "--source", tree,	     "--patch",
+			       p,	 "scenario", "vma-boundary", NULL };
+
+	fake_build();
+	snprintf(p, sizeof(p), "%s/one.diff", dir);
+	put("one.diff", "--- a/mm/readahead.c\n+++ b/mm/readahead.c\n"
+			"@@ -1 +1 @@\n-one\n+ONE\n");
+	interrupt(args, SIGINT);
+}
+
+Test(lab_cli, a_build_terminated_stops_build_sh)
+{
+	const char *args[] = { "build", "--source", tree, NULL };
+
+	fake_build();
+	interrupt(args, SIGTERM);
 	expect_untouched();
 }

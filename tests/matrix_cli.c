@@ -135,6 +135,66 @@ Test(matrix_cli, usage_errors_exit_2)
 }
 
 /*
+ * Every command's --help (and -h): its whole usage on stdout, exit 0;
+ * every option it names is in the man page.
+ */
+Test(matrix_cli, every_command_has_a_complete_help)
+{
+	static const char *const cmds[] = { "build", "bisect",	 "kernels",
+					    "image", "decode",	 "cache-dir",
+					    "suite", "scenario", "touch" };
+	const char *man_path = getenv("TESTFS_MATRIX_MAN");
+	char *man, *out, *p, opt[64], esc[160];
+	size_t i, k, e;
+	int h;
+
+	cr_assert_not_null(man_path, "TESTFS_MATRIX_MAN not set");
+	man = harness_read_file(man_path, NULL);
+	cr_assert_not_null(man);
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		for (h = 0; h < 2; h++) {
+			/* stdout only: stderr goes to /dev/null */
+			const char *argv[] = { "/bin/sh",
+					       "-c",
+					       "exec \"$0\" \"$@\" 2>/dev/null",
+					       matrix(),
+					       cmds[i],
+					       h ? "-h" : "--help",
+					       NULL };
+
+			out = NULL;
+			cr_expect_eq(harness_run(argv, &out, 30), 0,
+				     "%s %s: %s", cmds[i], argv[5], out);
+			cr_assert(out && !strncmp(out, "Usage: testfs-matrix",
+						  20),
+				  "%s %s:\n%s", cmds[i], argv[5], out);
+			cr_expect(strstr(out, cmds[i]), "%s", out);
+			for (p = strstr(out, "--"); p;
+			     p = strstr(p + 2, "--")) {
+				k = strspn(p + 2,
+					   "abcdefghijklmnopqrstuvwxyz-");
+				if (!k || k > 40)
+					continue;
+				snprintf(opt, sizeof(opt), "%.*s", (int)k,
+					 p + 2);
+				/* roff writes each '-' of an option as \- */
+				for (e = 0, k = 0; opt[k]; k++) {
+					if (opt[k] == '-')
+						esc[e++] = '\\';
+					esc[e++] = opt[k];
+				}
+				esc[e] = '\0';
+				cr_expect(strstr(man, esc),
+					  "%s --help names --%s, the man page "
+					  "does not (%s)",
+					  cmds[i], opt, esc);
+			}
+			free(out);
+		}
+	free(man);
+}
+
+/*
  * A --kernel PATH that is no kernel says what it is: a device or a FIFO
  * is not a regular file, a folder without bzImage names the bzImage it
  * looked for (and, in a kernel build tree, the one to give). Each is a
