@@ -284,6 +284,16 @@ static int write_job(struct matrix *m, struct run *r, struct lava_job *j,
 	return err;
 }
 
+int lava_workdir(struct matrix *m)
+{
+	snprintf(m->workdir, sizeof(m->workdir), "/tmp/testfs-matrix.XXXXXX");
+	if (mkdtemp(m->workdir))
+		return 0;
+	fprintf(stderr, "testfs-matrix: mkdtemp: %s\n", strerror(errno));
+	m->workdir[0] = '\0';
+	return 1;
+}
+
 int lava_write_jobs(struct matrix *m, struct run *runs, struct lava_job *jobs,
 		    size_t n, const struct lava_opts *o)
 {
@@ -291,13 +301,8 @@ int lava_write_jobs(struct matrix *m, struct run *runs, struct lava_job *jobs,
 	size_t i;
 	int err;
 
-	snprintf(m->workdir, sizeof(m->workdir), "/tmp/testfs-matrix.XXXXXX");
-	if (!mkdtemp(m->workdir)) {
-		fprintf(stderr, "testfs-matrix: mkdtemp: %s\n",
-			strerror(errno));
-		m->workdir[0] = '\0';
+	if (!m->workdir[0] && lava_workdir(m))
 		return 1;
-	}
 	snprintf(m->base, sizeof(m->base), "%s/base.cpio", m->workdir);
 	err = image_build_base(&m->bins, strcmp(m->argv[0], "suite") == 0,
 			       m->base, why, sizeof(why));

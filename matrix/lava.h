@@ -48,6 +48,9 @@ char *lava_log_console(const char *text, size_t len, size_t *out_len);
  */
 int lava_check_opts(struct lava_opts *o, bool for_lava);
 
+/* Makes the run's scratch folder (m->workdir). 0, or 1 after a message. */
+int lava_workdir(struct matrix *m);
+
 /*
  * Writes every kernel's artifacts and job definition under
  * o->artifacts (@runs already prepared; a skipped run gets no job).

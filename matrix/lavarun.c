@@ -24,14 +24,30 @@
 #include "outfile.h"
 
 #define POLL_S 2
-#define CALL_S 60
+#define CALL_S 180
 
 struct server {
 	char uri[1024];	 /* http://host/RPC2, no user */
 	char base[1024]; /* http://host: job pages are base/scheduler/job/N */
 	char env[2][1100];
 	char *envp[3];
+	char token[512]; /* hidden in what lavacli says */
 };
+
+/* Each copy of the token in @text becomes "<token>". */
+static void redact(const char *token, char *text)
+{
+	size_t n = strlen(token);
+	char *p;
+
+	/* (a shorter one would not fit) */
+	if (n < 8)
+		return;
+	while ((p = strstr(text, token))) {
+		memcpy(p, "<token>", 7);
+		memmove(p + 7, p + n, strlen(p + n) + 1);
+	}
+}
 
 static double now_s(void)
 {
@@ -77,9 +93,11 @@ static char *lavacli(const struct server *s, const char *const *args,
 	text = c.text ? strndup(c.text, c.text_len) : strdup("");
 	if (c.timed_out) {
 		free(text);
-		text = strdup("lavacli did not answer in time");
+		text = strdup("lavacli did not answer within its time limit");
 	}
 	capture_free(&c);
+	if (text && s->token[0])
+		redact(s->token, text);
 	while (text && *text && strchr("\n ", text[strlen(text) - 1]))
 		text[strlen(text) - 1] = '\0';
 	return text;
@@ -140,6 +158,7 @@ static int server_setup(struct server *s, const struct matrix *m,
 	snprintf(s->uri, sizeof(s->uri), "%s/RPC2", s->base);
 	if (read_token(o, tok, sizeof(tok)))
 		return 1;
+	snprintf(s->token, sizeof(s->token), "%s", tok);
 	snprintf(dir, sizeof(dir), "%s/lavacli", m->workdir);
 	snprintf(conf, sizeof(conf), "%s/lavacli.yaml", dir);
 	if (mkdir(dir, 0700)) {
@@ -434,7 +453,7 @@ int lava_run_all(struct matrix *m, struct run *runs, size_t n,
 {
 	struct lava_job *jobs = calloc(n, sizeof(*jobs));
 	struct follow *f = calloc(n, sizeof(*f));
-	struct server s;
+	struct server s = { 0 };
 	int status = 1;
 	size_t i;
 
