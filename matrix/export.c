@@ -17,8 +17,7 @@
 #include "matrix.h"
 #include "outfile.h"
 
-/* Copies the archive built at @src to the user's @out (outfile.h). */
-static int copy_out(const char *src, const char *out)
+int copy_out(const char *src, const char *out)
 {
 	char buf[1 << 16];
 	struct outfile o;

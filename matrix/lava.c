@@ -223,31 +223,6 @@ static char *job_yaml(const struct matrix *m, const struct run *r,
 	return strbuf_detach(&sb, NULL);
 }
 
-/* Copies @src to @dst through a temporary file renamed in place. */
-static int copy_file(const char *src, const char *dst)
-{
-	char buf[1 << 16];
-	struct outfile out;
-	size_t n;
-	FILE *in = fopen(src, "r");
-	int err;
-
-	if (!in)
-		return -errno;
-	err = outfile_open(&out, dst);
-	if (err) {
-		fclose(in);
-		return err;
-	}
-	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
-		if (fwrite(buf, 1, n, out.f) != n)
-			break;
-	if (ferror(in) && !out.err)
-		out.err = -EIO;
-	fclose(in);
-	return outfile_close(&out);
-}
-
 /* One kernel's folder: bzImage, initrd.cpio, job.yaml. 0 or -errno. */
 static int write_job(struct matrix *m, struct run *r, struct lava_job *j,
 		     const struct lava_opts *o, const char *slug, char *why,
@@ -261,7 +236,7 @@ static int write_job(struct matrix *m, struct run *r, struct lava_job *j,
 		return snprintf(why, whylen, "%s: %s", j->dir, strerror(errno)),
 		       -errno;
 	snprintf(path, sizeof(path), "%s/bzImage", j->dir);
-	err = copy_file(r->k.image, path);
+	err = copy_out(r->k.image, path);
 	if (err)
 		return snprintf(why, whylen, "%s: %s", path, strerror(-err)),
 		       err;

@@ -485,16 +485,8 @@ int lava_run_all(struct matrix *m, struct run *runs, size_t n,
 
 		if (r->k.skip[0] || jobs[i].id <= 0)
 			continue;
-		printf("[%s] %s in %.1f s%s%s\n", r->k.spec,
-		       r->status == RUN_OK	 ? "ok"
-		       : r->status == RUN_FAILED ? "FAILED"
-						 : "skipped",
-		       r->seconds, r->reason[0] ? ": " : "", r->reason);
-		if (r->console_tail && r->status == RUN_FAILED)
-			printf("[%s] console tail:\n%s\n", r->k.spec,
-			       r->console_tail);
+		run_print_end(r);
 	}
-	fflush(stdout);
 out:
 	for (i = 0; f && i < n; i++)
 		free(f[i].comment);
