@@ -7,9 +7,11 @@
  *	- {"dt": "2026-12-02T12:40:01.5", "lvl": "target", "msg": "text"}
  *
  * (lava-run's own log has no leading "- "). The guest's console lines
- * are the entries of level "target"; their message is a YAML
- * double-quoted scalar (\xNN, \uNNNN, \e, \0, ... escapes). Other levels
- * (the dispatcher's own info, results as mappings) are left out.
+ * are the entries of level "target" and, once a test has matched its
+ * end, "feedback" (the server's log has the guest's last line, its
+ * "@@testfs-matrix done", there); their message is a YAML double-quoted
+ * scalar (\xNN, \uNNNN, \e, \0, ... escapes). Other levels (the
+ * dispatcher's own info, results as mappings) are left out.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -137,6 +139,7 @@ bool lava_log_is(const char *text, size_t len)
 char *lava_log_console(const char *text, size_t len, size_t *out_len)
 {
 	static const char lvl_target[] = "\"lvl\": \"target\", \"msg\": \"";
+	static const char lvl_feedback[] = "\"lvl\": \"feedback\", \"msg\": \"";
 	struct strbuf sb = STRBUF_INIT;
 	const char *end = text + len, *line, *nl, *e, *m;
 	char *copy;
@@ -150,10 +153,13 @@ char *lava_log_console(const char *text, size_t len, size_t *out_len)
 			break;
 		e = entry_of(copy);
 		m = e ? strstr(e, lvl_target) : NULL;
+		if (m)
+			m += sizeof(lvl_target) - 1;
+		else if (e && (m = strstr(e, lvl_feedback)))
+			m += sizeof(lvl_feedback) - 1;
 		if (m) {
 			size_t before = sb.len;
 
-			m += sizeof(lvl_target) - 1;
 			if (!unquote(m, copy + strlen(copy), &sb))
 				sb.len = before; /* a cut line: left out */
 			else {

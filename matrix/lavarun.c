@@ -271,6 +271,8 @@ static void submit(const struct server *s, struct run *r, struct lava_job *j)
 		j->id = id;
 		snprintf(j->url, sizeof(j->url), "%s/scheduler/job/%ld",
 			 s->base, id);
+		printf("[%s] queued: %s\n", r->k.spec, j->url);
+		fflush(stdout);
 	}
 	free(text);
 }
@@ -309,15 +311,13 @@ static bool poll_job(const struct server *s, struct run *r, struct lava_job *j,
 		f->since = now_s();
 		if (p == P_RUNNING)
 			f->start = f->since;
-		printf("[%s] %s%s%s: %s\n", r->k.spec,
-		       p == P_DONE ? "finished, " : "",
-		       p == P_DONE	? (health ? health : "?")
+		printf("[%s] %s%s: %s\n", r->k.spec,
+		       p == P_DONE	? "finished, "
 		       : p == P_RUNNING ? "running"
 					: "queued",
-		       p == P_RUNNING && jv_str(v, "device") ? " on " : "",
-		       j->url);
+		       p == P_DONE ? (health ? health : "?") : "", j->url);
 		if (p == P_RUNNING && jv_str(v, "device"))
-			printf("[%s]   device %s\n", r->k.spec,
+			printf("[%s]   on device %s\n", r->k.spec,
 			       jv_str(v, "device"));
 		fflush(stdout);
 	}
@@ -473,6 +473,7 @@ int lava_run_all(struct matrix *m, struct run *runs, size_t n,
 			continue;
 		}
 		f[i].t0 = now_s();
+		f[i].phase = P_QUEUED;
 		submit(&s, r, &jobs[i]);
 		if (jobs[i].id <= 0) {
 			printf("[%s] %s\n", r->k.spec, r->reason);

@@ -182,6 +182,17 @@ def cli(matrix, src):
         check((r2['status'], r2['reason'], r2['release']) ==
               (r['status'], r['reason'], r['release']),
               'the same console as plain text decodes the same')
+        # The server's own log of a job (lavacli jobs logs --raw from
+        # scripts/lava-local.sh's instance): the guest's last line, its
+        # done, is a "feedback" entry there.
+        server_log = os.path.join(src, 'tests', 'lava', 'lavacli-raw.log')
+        js4 = os.path.join(tmp, 'server.json')
+        run([matrix, '--json', js4, 'decode', server_log])
+        r4 = json.load(open(js4))['runs'][0]
+        check(r4['release'] == '6.12.118+deb13-amd64' and
+              r4['status'] == 'failed' and
+              'scenario exited with status 1' in r4['reason'],
+              f'lavacli jobs logs --raw of a server job: {r4["status"]}: {r4["reason"][:120]}')
         lavacli_log = os.path.join(tmp, 'raw.log')
         with open(lavacli_log, 'w') as f:
             f.write(''.join('- ' + l + '\n' for l in log.splitlines()))
