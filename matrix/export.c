@@ -13,11 +13,11 @@
 #include <unistd.h>
 
 #include "jsonv.h"
+#include "lava.h"
 #include "matrix.h"
 #include "outfile.h"
 
-/* Copies the archive built at @src to the user's @out (outfile.h). */
-static int copy_out(const char *src, const char *out)
+int copy_out(const char *src, const char *out)
 {
 	char buf[1 << 16];
 	struct outfile o;
@@ -191,7 +191,14 @@ int cmd_decode(struct matrix *m, const char *json, const char *ktap)
 			status = 2;
 			continue;
 		}
-		capture_parse(&c, text, len);
+		if (lava_log_is(text, len)) {
+			/* LAVA's job log: its console lines. */
+			char *console = lava_log_console(text, len, &len);
+
+			free(text);
+			text = console;
+		}
+		capture_parse(&c, text ? text : "", text ? len : 0);
 		free(text);
 		caps = capture_frame(&c, "caps");
 		if (caps)

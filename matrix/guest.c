@@ -399,6 +399,11 @@ void run_kernel(struct matrix *m, struct run *r)
 		run_guest(m, r);
 	}
 	r->seconds = now_s() - t0;
+	run_print_end(r);
+}
+
+void run_print_end(const struct run *r)
+{
 	printf("[%s] %s in %.1f s%s%s\n", r->k.spec,
 	       r->status == RUN_OK	 ? "ok"
 	       : r->status == RUN_FAILED ? "FAILED"

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "capture.h"
+#include "suite_tests.h"
 
 #ifndef MATRIX_DATADIR
 #define MATRIX_DATADIR "/usr/local/share/testfs"
@@ -168,11 +169,10 @@ static bool try_bin(char *out, size_t len, const char *dir, const char *rel)
 
 int bins_find(struct bins *b, char *why, size_t whylen)
 {
-	static const char *const suite[] = {
-		"ra_read_ramp", "ra_mmap_readaround", "ra_madvise",
-		"ra_fadvise",	"ra_mprotect_split",  "ra_congestion",
-		"ra_causes",	"ra_folio_orders",
-	};
+	/* The build's list of the suite's binaries (meson writes it). */
+	static const char *const suite[] = { MATRIX_SUITE_TESTS };
+	_Static_assert(sizeof(suite) / sizeof(suite[0]) <= MAX_TESTS,
+		       "the suite has more binaries than struct bins holds");
 	char exe[PATH_MAX], dir[PATH_MAX - 64], data[PATH_MAX - 64];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	char *slash;

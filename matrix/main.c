@@ -15,6 +15,7 @@
 
 #include "debian.h"
 #include "lab.h"
+#include "lava.h"
 #include "matrix.h"
 #include "parse.h"
 #include "prereq.h"
@@ -41,6 +42,14 @@ static void usage(FILE *f)
 	      "[ARGS...]\n"
 	      "       testfs-matrix [--json FILE] [--ktap FILE] decode LOG...\n"
 	      "       testfs-matrix [COMMAND] --help\n"
+	      "       testfs-matrix --lava URL [--lava-token FILE] --artifacts "
+	      "DIR\n"
+	      "                     [--artifacts-url BASE] [--kernel SPEC]... "
+	      "COMMAND [ARGS...]\n"
+	      "       testfs-matrix [--kernel SPEC]... --artifacts DIR "
+	      "[--artifacts-url BASE]\n"
+	      "                     [--arch ARCH] lava-job COMMAND "
+	      "[ARGS...]\n"
 	      "\n"
 	      "Runs one testfs command on several kernels: the host's, and "
 	      "QEMU guests\n"
@@ -107,7 +116,16 @@ static void usage(FILE *f)
 	      "given)\n"
 	      "  decode LOG...                    table, JSON and KTAP from "
 	      "console logs\n"
-	      "                                   of guests booted elsewhere\n"
+	      "                                   of guests booted elsewhere "
+	      "(or LAVA's job\n"
+	      "                                   logs: lava-run's, lavacli "
+	      "jobs logs --raw)\n"
+	      "  lava-job COMMAND [ARGS...]       write a LAVA job (device "
+	      "type qemu) per\n"
+	      "                                   --kernel into "
+	      "--artifacts DIR/NN-SPEC/:\n"
+	      "                                   bzImage, initrd.cpio, "
+	      "job.yaml\n"
 	      "\n"
 	      "  --kernel SPEC   a kernel to run on (repeatable)\n"
 	      "  --json FILE     every run: spec, release, status, reason, "
@@ -118,6 +136,18 @@ static void usage(FILE *f)
 	      "                  (scenario and touch)\n"
 	      "  --timeout S     per kernel, guest boot included (default "
 	      "600)\n"
+	      "  --lava URL      run every kernel as a job of the LAVA server "
+	      "at URL\n"
+	      "                  (http://[USER@]HOST[:PORT]; "
+	      "$TESTFS_LAVA_USER), all at once\n"
+	      "  --lava-token FILE  the user's LAVA token (default: "
+	      "$TESTFS_LAVA_TOKEN)\n"
+	      "  --artifacts DIR    where the jobs' kernels and images are "
+	      "written\n"
+	      "  --artifacts-url BASE  the URL the workers fetch DIR from "
+	      "(default:\n"
+	      "                  file://DIR, for a worker on this machine)\n"
+	      "  --arch ARCH     the jobs' guest architecture (x86_64)\n"
 	      "  -h, --help      this text; after a COMMAND, that command's "
 	      "whole usage\n"
 	      "\n"
@@ -208,6 +238,11 @@ int main(int argc, char **argv)
 		{ "ktap", required_argument, NULL, 't' },
 		{ "html", required_argument, NULL, 'H' },
 		{ "timeout", required_argument, NULL, 'T' },
+		{ "lava", required_argument, NULL, 'L' },
+		{ "lava-token", required_argument, NULL, 'K' },
+		{ "artifacts", required_argument, NULL, 'A' },
+		{ "artifacts-url", required_argument, NULL, 'U' },
+		{ "arch", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -218,7 +253,8 @@ int main(int argc, char **argv)
 						"debian:latest" };
 	const size_t ndefaults = sizeof(defaults) / sizeof(defaults[0]);
 	struct matrix m = { .timeout_s = 600 };
-	struct run *runs;
+	struct lava_opts lo = { 0 };
+	struct run *runs = NULL;
 	size_t nspec = 0, i;
 	char why[512];
 	int c, status = 0;
@@ -253,6 +289,21 @@ int main(int argc, char **argv)
 					optarg);
 			m.timeout_s = (int)v;
 			break;
+		case 'L':
+			lo.url = optarg;
+			break;
+		case 'K':
+			lo.token = optarg;
+			break;
+		case 'A':
+			lo.artifacts = optarg;
+			break;
+		case 'U':
+			lo.artifacts_url = optarg;
+			break;
+		case 'R':
+			lo.arch = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -272,6 +323,23 @@ int main(int argc, char **argv)
 		     strcmp(m.argv[0], "decode") == 0))
 		return matrix_usage_error(
 			"--html draws scenario and touch runs, not '%s'",
+			m.argv[0]);
+	if (strcmp(m.argv[0], "lava-job") == 0) {
+		if (lo.url || lo.token)
+			return matrix_usage_error(
+				"%s", "lava-job writes the jobs; --lava and "
+				      "--lava-token are for a --lava run");
+		return cmd_lava_job(&m, specs, nspec, &lo);
+	}
+	if (!lo.url &&
+	    (lo.token || lo.artifacts || lo.artifacts_url || lo.arch))
+		return matrix_usage_error(
+			"%s", "--lava-token, --artifacts, --artifacts-url and "
+			      "--arch go with --lava URL or lava-job");
+	if (lo.url && strcmp(m.argv[0], "scenario") &&
+	    strcmp(m.argv[0], "touch") && strcmp(m.argv[0], "suite"))
+		return matrix_usage_error(
+			"--lava runs scenario, touch or suite, not '%s'",
 			m.argv[0]);
 	if (strcmp(m.argv[0], "kernels") == 0)
 		return kernels_command(m.argc, m.argv);
@@ -303,6 +371,15 @@ int main(int argc, char **argv)
 	if (strcmp(m.argv[0], "scenario") == 0 &&
 	    check_scenario(&m.bins, m.argv[1]))
 		return 2;
+	if (lo.url) {
+		c = lava_main(&m, specs, nspec, &lo, &runs, &nspec);
+		if (c) {
+			free(runs);
+			cleanup_work(&m);
+			return c;
+		}
+		goto finish;
+	}
 	if (!nspec)
 		for (; nspec < ndefaults; nspec++)
 			specs[nspec] = defaults[nspec];
@@ -316,6 +393,7 @@ int main(int argc, char **argv)
 		kernel_prepare(&runs[i].k, specs[i]);
 		run_kernel(&m, &runs[i]);
 	}
+finish:
 	if (matrix_finish(&m, runs, nspec, json, ktap))
 		status = 1;
 	if (runs_status(runs, nspec))

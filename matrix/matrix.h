@@ -58,6 +58,15 @@ struct matrix {
 	const char *accel; /* NULL: probe */
 };
 
+/* The line that ends a run: its status, time, reason, console tail. */
+void run_print_end(const struct run *r);
+
+/*
+ * Copies the file @src to @out through a temporary file renamed in place
+ * (outfile.h). 0 or -errno.
+ */
+int copy_out(const char *src, const char *out);
+
 /* Runs the command on @r->k (already prepared). */
 void run_kernel(struct matrix *m, struct run *r);
 

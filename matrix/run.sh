@@ -38,6 +38,41 @@ progress() {
 	echo "@@testfs-matrix progress $*"
 }
 
+# A plain result line per test case, beside the frames, for a CI engine
+# that reads the console without decoding frames (a LAVA monitors test;
+# matrix/lava.c writes its pattern):
+#	testfs-result: name=CASE result=pass|fail|skip measurement=N units=U
+# (N: the kernel policy differences of a suite test, the exit status of a
+# scenario or touch). CASE has no spaces.
+result_line() {
+	echo "testfs-result: name=$1 result=$2 measurement=$3 units=$4"
+}
+
+# The result lines of suite binary $1 from its TAP ($2) and verbose log
+# ($3): BINARY.SUITE.TEST, with the [WARN] lines (policy differences)
+# of each test counted.
+suite_results() {
+	awk -v bin="$1" -v rc="$4" '
+	FILENAME != tap && /^\[RUN \] / { cur = substr($0, 8); next }
+	FILENAME != tap && /^\[WARN\] / { if (cur != "") warn[cur]++; next }
+	FILENAME == tap && /^(not )?ok - / {
+		nok = /^not ok/
+		line = $0
+		sub(/^(not )?ok - /, "", line)
+		split(line, f, " ")
+		name = f[1]
+		res = nok ? "fail" : index($0, "# SKIP") ? "skip" : "pass"
+		n = warn[name] + 0
+		gsub(/::/, ".", name)
+		printf "testfs-result: name=%s.%s result=%s measurement=%d units=policy_differences\n", bin, name, res, n
+		seen++
+	}
+	END {
+		if (!seen && rc != 0)
+			printf "testfs-result: name=%s result=fail measurement=%d units=exit_status\n", bin, rc
+	}' tap="$2" "$3" "$2"
+}
+
 # What the running kernel offers testfs, as one JSON object.
 caps() {
 	t=/sys/kernel/tracing
@@ -73,6 +108,8 @@ run_scenario() {
 	tail -c 4000 "$work/stderr" > "$work/stderr.tail"
 	frame stderr "$work/stderr.tail"
 	frame_text status "$rc"
+	[ "$rc" = 0 ] && r=pass || r=fail
+	result_line "scenario.$1" $r "$rc" exit_status
 }
 
 run_touch() {
@@ -114,6 +151,8 @@ run_touch() {
 	tail -c 4000 "$work/daemon.log" > "$work/stderr.tail"
 	frame stderr "$work/stderr.tail"
 	frame_text status "$rc"
+	[ "$rc" = 0 ] && r=pass || r=fail
+	result_line "touch.$first.$count" $r "$rc" exit_status
 }
 
 # A suite binary's kernel requirement, when it has one: the reason to
@@ -140,6 +179,7 @@ run_suite() {
 		if [ -n "$why" ]; then
 			progress "$n skipped: $why"
 			frame_text "skip:$n" "$why"
+			result_line "$n" skip 0 policy_differences
 			continue
 		fi
 		progress "$n"
@@ -150,6 +190,7 @@ run_suite() {
 		frame "tap:$n" "$work/$n.tap"
 		frame "log:$n" "$work/$n.out"
 		frame_text "rc:$n" "$rc"
+		suite_results "$n" "$work/$n.tap" "$work/$n.out" "$rc"
 	done
 	frame_text status 0
 }

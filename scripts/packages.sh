@@ -3,6 +3,7 @@
 # Debian packages of a list that are missing, and only those.
 #
 #   install_missing WHAT PACKAGE...
+#   NO_RECOMMENDS=1 install_missing WHAT PACKAGE...   (--no-install-recommends)
 #
 # As root: apt-get installs what is missing. Otherwise: prints the
 # missing packages and the command that installs them, and returns 1.
@@ -32,6 +33,15 @@ matrix_packages=(qemu-system-x86 busybox-static apt dpkg xz-utils)
 lab_packages=(gcc make ccache flex bison bc patch tar xz-utils util-linux
 	libelf-dev libssl-dev)
 
+# shellcheck disable=SC2034
+# LAVA: lava-common's job schema (the suite validates the jobs of
+# testfs-matrix lava-job with it), the dispatcher alone (lava-run, the CI
+# step), lavacli (testfs-matrix --lava) and a whole local instance
+# (scripts/lava-local.sh: the server, PostgreSQL, gunicorn3).
+lava_packages=(lava-common lava-dispatcher lavacli)
+lava_server_packages=(lava-server lava-dispatcher lavacli postgresql gunicorn
+	curl)
+
 install_missing() {
 	local what=$1 p
 	local missing=()
@@ -50,5 +60,6 @@ install_missing() {
 	echo "setup: installing ($what) ${missing[*]}"
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		${NO_RECOMMENDS:+--no-install-recommends} \
 		"${missing[@]}" >/dev/null
 }

@@ -1,0 +1,183 @@
+#!/bin/bash
+# A LAVA instance on this one machine, from Debian's packages, without
+# systemd: a private PostgreSQL cluster (initdb, pg_ctl), the server
+# (gunicorn3 lava_server.wsgi), the scheduler (lava-server manage
+# lava-scheduler) and one worker (lava-worker) with two qemu devices.
+# Everything it makes is in one folder; `down` stops what `up` started
+# (by the pids it wrote) and removes the folder. docs/matrix.md says how
+# testfs-matrix uses it and what differs in a real lab.
+#
+#   scripts/lava-local.sh up      # prints the URL and the token file
+#   scripts/lava-local.sh env     # the same, as shell assignments
+#   scripts/lava-local.sh down
+#
+# Environment: TESTFS_LAVA_DIR (default /tmp/testfs-lava), TESTFS_LAVA_PORT
+# (the server, 8090), TESTFS_LAVA_PGPORT (PostgreSQL, 55432),
+# TESTFS_LAVA_DEVICES (the qemu devices, 2). As root (the worker runs
+# QEMU, the packages are installed when missing).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+dir=${TESTFS_LAVA_DIR:-/tmp/testfs-lava}
+port=${TESTFS_LAVA_PORT:-8090}
+pgport=${TESTFS_LAVA_PGPORT:-55432}
+ndev=${TESTFS_LAVA_DEVICES:-2}
+pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+url=http://127.0.0.1:$port
+user=admin
+
+say() { echo "lava-local: $*"; }
+die() { echo "lava-local: $*" >&2; exit 1; }
+
+# The server's settings: its database, where the device dictionaries
+# are, no e-mail, HTTP (no HTTPS cookies).
+server_env() {
+	export DATABASE_URL="postgres://lavaserver@127.0.0.1:$pgport/lavaserver"
+	export LAVA_SETTINGS_DEVICES_PATH="$dir/devices"
+	export LAVA_SETTINGS_HEALTH_CHECKS_PATH="$dir/health-checks"
+	export LAVA_YAML_SETTINGS_CSRF_COOKIE_SECURE=false
+	export LAVA_YAML_SETTINGS_SESSION_COOKIE_SECURE=false
+	export ALLOWED_HOSTS="127.0.0.1,localhost"
+}
+
+manage() { server_env; lava-server manage "$@"; }
+
+# Starts "$@" in the background (its own session), its pid in $1.pid.
+start() {
+	local name=$1
+	shift
+	setsid "$@" > "$dir/$name.out" 2>&1 < /dev/null &
+	echo $! > "$dir/$name.pid"
+}
+
+# Waits up to $2 s for command $1 (a string) to succeed.
+wait_for() {
+	local i
+	for ((i = 0; i < $2 * 2; i++)); do
+		eval "$1" > /dev/null 2>&1 && return 0
+		sleep 0.5
+	done
+	return 1
+}
+
+stop_pid() {
+	local f=$1 pid i
+	[ -f "$f" ] || return 0
+	pid=$(cat "$f")
+	if kill -0 "$pid" 2> /dev/null; then
+		# Its session: gunicorn's workers, the worker's lava-run.
+		kill -TERM -- "-$pid" 2> /dev/null || kill -TERM "$pid" 2> /dev/null
+		for ((i = 0; i < 20; i++)); do
+			kill -0 "$pid" 2> /dev/null || break
+			sleep 0.5
+		done
+		kill -KILL -- "-$pid" 2> /dev/null || true
+	fi
+	rm -f "$f"
+}
+
+print_env() {
+	echo "TESTFS_LAVA_URL=http://$user@127.0.0.1:$port"
+	echo "TESTFS_LAVA_TOKEN_FILE=$dir/token"
+}
+
+up() {
+	[ "$(id -u)" = 0 ] || die "run as root (the worker boots QEMU)"
+	if [ -f "$dir/server.pid" ] && kill -0 "$(cat "$dir/server.pid")" 2> /dev/null; then
+		say "already up in $dir"
+		print_env
+		return 0
+	fi
+	# shellcheck source=scripts/packages.sh
+	. "$here/packages.sh"
+	NO_RECOMMENDS=1 install_missing "LAVA" "${lava_server_packages[@]}"
+	[ -n "$pgbin" ] || die "PostgreSQL's initdb not found"
+	local t0=$SECONDS
+	mkdir -p "$dir/devices" "$dir/health-checks" "$dir/worker"
+	chmod 755 "$dir"
+
+	say "PostgreSQL cluster in $dir/pg, port $pgport"
+	if [ ! -d "$dir/pg" ]; then
+		install -d -o lavaserver -g lavaserver "$dir/pg"
+		runuser -u lavaserver -- "$pgbin/initdb" -D "$dir/pg" -A trust \
+			-U lavaserver -E UTF8 > "$dir/initdb.out"
+	fi
+	runuser -u lavaserver -- "$pgbin/pg_ctl" -D "$dir/pg" -w -t 60 \
+		-l "$dir/pg/postgres.log" \
+		-o "-p $pgport -k $dir/pg -c listen_addresses=127.0.0.1" start \
+		> /dev/null
+	"$pgbin/psql" -h 127.0.0.1 -p "$pgport" -U lavaserver -d postgres -tAc \
+		"SELECT 1 FROM pg_database WHERE datname='lavaserver'" | grep -q 1 ||
+		"$pgbin/createdb" -h 127.0.0.1 -p "$pgport" -U lavaserver lavaserver
+
+	say "the server's database (lava-server manage migrate)"
+	manage migrate --noinput > "$dir/migrate.out"
+	if ! manage users list 2> /dev/null | grep -qw "$user"; then
+		manage users add "$user" --superuser --staff --passwd "$user" \
+			> /dev/null
+	fi
+	if [ ! -s "$dir/token" ]; then
+		(umask 077 && head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' \
+			> "$dir/token")
+		manage tokens add --user "$user" --secret "$(cat "$dir/token")" \
+			--description testfs-matrix > /dev/null
+	fi
+
+	say "device type qemu, worker worker1, $ndev qemu devices"
+	manage device-types list 2> /dev/null | grep -qw qemu ||
+		manage device-types add qemu > /dev/null
+	manage workers list 2> /dev/null | grep -qw worker1 ||
+		manage workers add worker1 > /dev/null
+	local i name
+	for ((i = 1; i <= ndev; i++)); do
+		name=qemu-0$i
+		echo "{% extends 'qemu.jinja2' %}" > "$dir/devices/$name.jinja2"
+		manage devices list 2> /dev/null | grep -qw "$name" ||
+			manage devices add --device-type qemu --worker worker1 \
+				"$name" > /dev/null
+		manage devices update --health GOOD "$name" > /dev/null
+	done
+
+	say "server on $url (gunicorn3), scheduler, worker"
+	server_env
+	start server gunicorn3 lava_server.wsgi --bind "127.0.0.1:$port" \
+		--workers 2 --worker-class eventlet --timeout 120
+	start scheduler lava-server manage lava-scheduler --level INFO
+	wait_for "curl -sf $url/api/v0.2/system/version/" 60 ||
+		die "the server did not answer on $url (see $dir/server.out)"
+	local wtoken
+	wtoken=$(manage workers details worker1 2> /dev/null |
+		sed -n 's/^ *token *: *//p')
+	start worker lava-worker --name worker1 --url "$url/" \
+		--worker-dir "$dir/worker" --level INFO \
+		${wtoken:+--token "$wtoken"}
+	# The worker is online when the server says so.
+	wait_for "curl -sf $url/api/v0.2/workers/worker1/ | grep -q '\"state\": *\"Online\"'" 60 ||
+		die "worker1 did not come online (see $dir/worker.out)"
+	say "up in $((SECONDS - t0)) s"
+	print_env
+}
+
+down() {
+	stop_pid "$dir/worker.pid"
+	stop_pid "$dir/scheduler.pid"
+	stop_pid "$dir/server.pid"
+	if [ -d "$dir/pg" ] && [ -n "$pgbin" ]; then
+		runuser -u lavaserver -- "$pgbin/pg_ctl" -D "$dir/pg" -m fast \
+			-w stop > /dev/null 2>&1 || true
+	fi
+	# Only a folder this script made (its token file or cluster in it).
+	if [ -d "$dir" ] && { [ -d "$dir/pg" ] || [ -f "$dir/token" ]; }; then
+		rm -rf "$dir"
+	fi
+	say "down"
+}
+
+case ${1:-} in
+up) up ;;
+down) down ;;
+env) print_env ;;
+*)
+	echo "usage: $0 up|down|env" >&2
+	exit 2
+	;;
+esac

@@ -1,0 +1,310 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""testfs-matrix and LAVA.
+
+  lava_jobs.py cli MATRIX SRCDIR     lava-job's files and bad input, --lava
+                                     bad input, decode of a real LAVA log
+  lava_jobs.py schema MATRIX         the job validated by lava-common's
+                                     schema (skips without lava-common,
+                                     outside CI)
+  lava_jobs.py local MATRIX SRCDIR   the `lava` setup: scripts/lava-local.sh
+                                     up, the matrix over it with two
+                                     kernels at once against a local run
+
+The kernels of `cli` and `schema` are hand-made bzImage headers (nothing
+boots); `local` uses $TESTFS_LAVA_KERNELS (two SPECs separated by spaces,
+default "debian:6.1 debian:6.12").
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+FAILS = []
+
+
+def check(cond, what):
+    print(('ok: ' if cond else 'FAIL: ') + what)
+    if not cond:
+        FAILS.append(what)
+
+
+def run(argv, **kw):
+    kw.setdefault('timeout', 600)
+    r = subprocess.run(argv, capture_output=True, text=True, **kw)
+    return r.returncode, r.stdout, r.stderr
+
+
+def fake_kernel(d):
+    """A file with an x86 boot header (0xAA55, "HdrS"), FUSE built in."""
+    os.makedirs(d, exist_ok=True)
+    hdr = bytearray(0x400)
+    hdr[0x1fe:0x200] = b'\x55\xaa'
+    hdr[0x202:0x206] = b'HdrS'
+    with open(os.path.join(d, 'bzImage'), 'wb') as f:
+        f.write(hdr)
+    with open(os.path.join(d, 'config'), 'w') as f:
+        f.write('CONFIG_FUSE_FS=y\n')
+    return d
+
+
+def write_job(matrix, tmp, *extra):
+    art = os.path.join(tmp, 'art')
+    k = fake_kernel(os.path.join(tmp, 'k'))
+    rc, out, err = run([matrix, '--kernel', k, '--artifacts', art, *extra,
+                        'lava-job', 'scenario', 'vma-boundary',
+                        'throughput=no'])
+    jobs = []
+    for root, _, files in os.walk(art):
+        jobs += [os.path.join(root, f) for f in files if f == 'job.yaml']
+    return rc, out, err, art, jobs
+
+
+def pattern_of(text):
+    m = re.search(r"^      pattern: '(.*)'$", text, re.M)
+    return m.group(1).replace("''", "'") if m else None
+
+
+def cli(matrix, src):
+    with tempfile.TemporaryDirectory(prefix='testfs-test.') as tmp:
+        rc, out, err, art, jobs = write_job(matrix, tmp)
+        check(rc == 0 and len(jobs) == 1, f'lava-job writes one job: {rc} {out} {err}')
+        if jobs:
+            d = os.path.dirname(jobs[0])
+            text = open(jobs[0]).read()
+            for f in ('bzImage', 'initrd.cpio'):
+                check(os.path.getsize(os.path.join(d, f)) > 0, f'{f} written')
+            check(f"url: 'file://{os.path.realpath(d)}/bzImage'" in text,
+                  'the kernel is fetched from file://DIR by default')
+            check('device_type: qemu' in text and 'method: qemu' in text,
+                  'device type qemu, boot method qemu')
+            check('arch: x86_64' in text, 'context arch x86_64')
+            check('console=ttyS0 panic=-1 quiet' in text, 'kernel command line')
+            pat = pattern_of(text)
+            check(pat is not None, 'a monitors pattern')
+            line = ('testfs-result: name=ra_madvise.madvise.sequential '
+                    'result=pass measurement=1 units=policy_differences\r\n')
+            m = re.search(pat or '^$', line)
+            check(m is not None and m.group('test_case_id') ==
+                  'ra_madvise.madvise.sequential' and
+                  m.group('result') == 'pass' and
+                  m.group('measurement') == '1',
+                  'the pattern reads a result line of matrix/run.sh')
+            runsh = open(os.path.join(src, 'matrix', 'run.sh')).read()
+            check('testfs-result: name=' in runsh and
+                  'result=%s measurement=%d units=' in runsh,
+                  'run.sh prints the lines the pattern reads')
+        rc, out, err, _, _ = write_job(matrix, tmp, '--artifacts-url',
+                                       'http://lab.example/testfs')
+        text = open(os.path.join(tmp, 'art', os.listdir(
+            os.path.join(tmp, 'art'))[0], 'job.yaml')).read()
+        check(rc == 0 and "url: 'http://lab.example/testfs/" in text,
+              '--artifacts-url BASE names the files under BASE')
+        k = fake_kernel(os.path.join(tmp, 'k'))
+        art = os.path.join(tmp, 'art')
+        bad = [
+            (['--artifacts', art, '--arch', 'mips', 'lava-job', 'suite'],
+             2, '--arch'),
+            (['--artifacts', art, '--arch', 'arm64', 'lava-job', 'suite'],
+             2, 'x86_64'),
+            (['lava-job', 'suite'], 2, '--artifacts'),
+            (['--artifacts', art, '--artifacts-url', 'ftp://x', 'lava-job',
+              'suite'], 2, '--artifacts-url'),
+            (['--kernel', 'host', '--artifacts', art, 'lava-job', 'suite'],
+             2, 'host'),
+            (['--artifacts', art, 'lava-job'], 2, 'COMMAND'),
+            (['--artifacts', art, 'lava-job', 'nosuch'], 2, 'unknown command'),
+            (['--lava', 'ftp://x', '--artifacts', art, 'suite'], 2, 'http'),
+            (['--artifacts', art, 'suite'], 2, 'go with --lava'),
+            (['--lava', 'http://127.0.0.1:9', 'lava-job', 'suite'], 2,
+             'lava-job writes'),
+            (['--lava', 'http://127.0.0.1:9', '--artifacts', art, 'kernels'],
+             2, 'not \'kernels\''),
+        ]
+        for args, want, words in bad:
+            rc, out, err = run([matrix, *(['--kernel', k] if 'host' not in
+                                          args else []), *args])
+            check(rc == want and words in err,
+                  f'{" ".join(args)}: exit {rc} (want {want}), says {words!r}: {err.strip()[:200]}')
+        if run(['sh', '-c', 'command -v lavacli'])[0] == 0:
+            js = os.path.join(tmp, 'out.json')
+            t0 = time.monotonic()
+            rc, out, err = run([matrix, '--lava', 'http://127.0.0.1:9',
+                                '--artifacts', art, '--kernel', k,
+                                '--json', js, 'scenario', 'vma-boundary'])
+            check(rc == 1 and 'Unable to connect' in err and
+                  not os.path.exists(js) and time.monotonic() - t0 < 120,
+                  f'an unreachable LAVA: exit 1, lavacli\'s words, no --json: {rc} {err.strip()[:200]}')
+            tok = os.path.join(tmp, 'token')
+            with open(tok, 'w') as f:
+                f.write('\n')
+            rc, out, err = run([matrix, '--lava', 'http://u@127.0.0.1:9',
+                                '--lava-token', tok, '--artifacts', art,
+                                '--kernel', k, 'suite'])
+            check(rc == 1 and 'empty' in err, f'an empty token file: {rc} {err.strip()}')
+        else:
+            print('(lavacli not installed: --lava against a closed port left out)')
+        fixture = os.path.join(src, 'tests', 'lava', 'lava-run.log')
+        js = os.path.join(tmp, 'decoded.json')
+        rc, out, err = run([matrix, '--json', js, 'decode', fixture])
+        # The recorded job ran on a machine at load 30: the guest's
+        # scenario failed (its daemon did not answer in time) and LAVA's
+        # monitors test recorded that case as fail; decode must say the
+        # same, from the whole frames, not "did not finish".
+        check(rc == 1, f'decode of a lava-run log: exit {rc} (the scenario failed in it)')
+        doc = json.load(open(js))
+        r = doc['runs'][0]
+        check(r['release'] == '6.1.0-57-amd64' and
+              r['kernel']['fuse'] == 'module',
+              f'the caps frame is read: {r["release"]}')
+        check(r['status'] == 'failed' and
+              'scenario exited with status 1' in r['reason'] and
+              'did not finish' not in r['reason'],
+              f'the guest\'s own outcome: {r["status"]}: {r["reason"][:200]}')
+        check(doc['command'][:2] == ['scenario', 'vma-boundary'],
+              'the command comes from the log')
+        log = open(fixture).read()
+        check('"case": "scenario_vma_boundary"' in log and
+              '"result": "fail"' in log,
+              'LAVA recorded the same case from the testfs-result line')
+        plain = os.path.join(tmp, 'plain.log')
+        with open(plain, 'w') as f:
+            for line in log.splitlines():
+                m = re.match(r'^\{"dt": "[^"]*", "lvl": "target", "msg": "(.*)"\}$', line)
+                if m:
+                    f.write(m.group(1).encode().decode('unicode_escape') + '\n')
+        js2 = os.path.join(tmp, 'plain.json')
+        run([matrix, '--json', js2, 'decode', plain])
+        r2 = json.load(open(js2))['runs'][0]
+        check((r2['status'], r2['reason'], r2['release']) ==
+              (r['status'], r['reason'], r['release']),
+              'the same console as plain text decodes the same')
+        # The server's own log of a job (lavacli jobs logs --raw from
+        # scripts/lava-local.sh's instance): the guest's last line, its
+        # done, is a "feedback" entry there.
+        server_log = os.path.join(src, 'tests', 'lava', 'lavacli-raw.log')
+        js4 = os.path.join(tmp, 'server.json')
+        run([matrix, '--json', js4, 'decode', server_log])
+        r4 = json.load(open(js4))['runs'][0]
+        check(r4['release'] == '6.12.118+deb13-amd64' and
+              r4['status'] == 'failed' and
+              'scenario exited with status 1' in r4['reason'],
+              f'lavacli jobs logs --raw of a server job: {r4["status"]}: {r4["reason"][:120]}')
+        lavacli_log = os.path.join(tmp, 'raw.log')
+        with open(lavacli_log, 'w') as f:
+            f.write(''.join('- ' + l + '\n' for l in log.splitlines()))
+        js3 = os.path.join(tmp, 'raw.json')
+        run([matrix, '--json', js3, 'decode', lavacli_log])
+        r3 = json.load(open(js3))['runs'][0]
+        check((r3['status'], r3['reason']) == (r['status'], r['reason']),
+              'lavacli jobs logs --raw (entries after "- ") decodes the same')
+
+
+def schema(matrix):
+    try:
+        import yaml
+        from lava_common.schemas import validate
+    except ImportError as e:
+        if sys.executable != '/usr/bin/python3' and os.path.exists('/usr/bin/python3'):
+            os.execv('/usr/bin/python3', ['/usr/bin/python3', *sys.argv])
+        if os.environ.get('CI') == 'true':
+            check(False, f'lava-common is needed under CI: {e}')
+            return
+        print(f'SKIP: lava-common is not installed ({e}): apt-get install lava-common')
+        sys.exit(77)
+    with tempfile.TemporaryDirectory(prefix='testfs-test.') as tmp:
+        for cmd in (['scenario', 'vma-boundary', 'throughput=no'], ['suite'],
+                    ['touch', '0', '16', '--exec']):
+            art = os.path.join(tmp, cmd[0])
+            k = fake_kernel(os.path.join(tmp, 'k'))
+            rc, out, err = run([matrix, '--kernel', k, '--artifacts', art,
+                                '--timeout', '1200', 'lava-job', *cmd])
+            check(rc == 0, f'lava-job {" ".join(cmd)}: {rc} {err.strip()}')
+            for root, _, files in os.walk(art):
+                if 'job.yaml' not in files:
+                    continue
+                data = yaml.safe_load(open(os.path.join(root, 'job.yaml')))
+                try:
+                    validate(data, strict=True)
+                    check(True, f'{" ".join(cmd)}: valid for lava-common')
+                except Exception as e:
+                    check(False, f'{" ".join(cmd)}: lava-common says {e}')
+                check(data['timeouts']['job']['minutes'] >= 20,
+                      '--timeout sets the job\'s limit')
+
+
+def table(out):
+    """The table's rows, without the per-run time and the kernel line."""
+    rows = []
+    started = False
+    for line in out.splitlines():
+        if line.startswith('  kernel '):
+            started = True
+            continue
+        if started and line.startswith('  ') and not line.startswith('  status'):
+            rows.append(re.sub(r'\s+', ' ', line.strip()))
+    return rows
+
+
+def local(matrix, src):
+    if os.geteuid() != 0:
+        print('SKIP: the local LAVA instance needs root (its worker runs QEMU)')
+        sys.exit(77)
+    kernels = os.environ.get('TESTFS_LAVA_KERNELS', 'debian:6.1 debian:6.12').split()
+    script = os.path.join(src, 'scripts', 'lava-local.sh')
+    cmd = ['scenario', 'vma-boundary', 'throughput=no']
+    ks = sum((['--kernel', k] for k in kernels), [])
+    rc, out, err = run(['bash', script, 'up'], timeout=1800)
+    print(out, err)
+    check(rc == 0, 'scripts/lava-local.sh up')
+    if rc:
+        return
+    env = dict(l.split('=', 1) for l in out.splitlines() if l.startswith('TESTFS_LAVA_'))
+    try:
+        with tempfile.TemporaryDirectory(prefix='testfs-test.') as tmp:
+            t0 = time.monotonic()
+            rc1, out1, err1 = run([matrix, '--lava', env['TESTFS_LAVA_URL'],
+                                   '--lava-token', env['TESTFS_LAVA_TOKEN_FILE'],
+                                   '--artifacts', os.path.join(tmp, 'one'),
+                                   '--kernel', kernels[0], *cmd], timeout=3000)
+            one = time.monotonic() - t0
+            t0 = time.monotonic()
+            rc2, out2, err2 = run([matrix, '--lava', env['TESTFS_LAVA_URL'],
+                                   '--lava-token', env['TESTFS_LAVA_TOKEN_FILE'],
+                                   '--artifacts', os.path.join(tmp, 'two'),
+                                   *ks, *cmd], timeout=3000)
+            two = time.monotonic() - t0
+            print(out2, err2)
+            check(rc1 == 0 and rc2 == 0, f'--lava runs: {rc1} {rc2}: {err1} {err2}')
+            check('queued' in out2 and 'running' in out2 and
+                  '/scheduler/job/' in out2, 'progress lines with the job URL')
+            rc3, out3, err3 = run([matrix, *ks, *cmd], timeout=3000)
+            check(rc3 == 0, f'the local run: {rc3} {err3}')
+            check(table(out2) == table(out3),
+                  f'LAVA\'s table equals the local one:\n{table(out2)}\n{table(out3)}')
+            print(f'one kernel over LAVA: {one:.0f} s; two at once: {two:.0f} s '
+                  f'({two / one:.2f}x)')
+    finally:
+        if os.environ.get('TESTFS_LAVA_KEEP') != '1':
+            run(['bash', script, 'down'], timeout=300)
+
+
+def main():
+    mode = sys.argv[1]
+    if mode == 'cli':
+        cli(sys.argv[2], sys.argv[3])
+    elif mode == 'schema':
+        schema(sys.argv[2])
+    elif mode == 'local':
+        local(sys.argv[2], sys.argv[3])
+    if FAILS:
+        print(f'{len(FAILS)} checks failed')
+        return 1
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
