@@ -469,7 +469,7 @@ static int precision_delay(const struct delay_case *dc, uint64_t divisor,
 	static const char *const files[] = { RAND_SPEC, NULL };
 	struct testfs_config cfg = { .files = files, .latency = dc->model };
 	uint64_t n = dc->samples / divisor, first = 0;
-	struct testfs_settings set;
+	struct testfs_settings set = TESTFS_SETTINGS_INIT;
 	struct testfs_mount *fs;
 	double p99;
 	unsigned i;
@@ -710,7 +710,7 @@ static int throughput_model(const struct model_case *mc, char *spec,
 	double observed, predicted;
 	struct testfs_log *log;
 	struct stream st;
-	struct testfs_settings set;
+	struct testfs_settings set = TESTFS_SETTINGS_INIT;
 	uint64_t t0, wall;
 	struct testfs_mount *fs;
 	int64_t got;

@@ -410,7 +410,7 @@ static long read_ra_kb(const char *mountpoint)
 /* testfs's read_ahead_kb in effect (testfs_settings()), or -1. */
 static long testfs_ra_kb(const struct testfs_mount *fs)
 {
-	struct testfs_settings set;
+	struct testfs_settings set = TESTFS_SETTINGS_INIT;
 
 	return testfs_settings(fs, &set) == 0 && set.ra_kb ? (long)set.ra_kb
 							   : -1;
