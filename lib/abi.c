@@ -86,17 +86,24 @@ static void fill(void *out, const void *full, size_t n, bool head)
 }
 
 /*
- * The output structs: @out is the caller's (NULL passes NULL on), @full
- * the library's, zeroed; @n the caller's bytes, 0 for a bad struct_size.
+ * The bytes of an output struct to fill, its @struct_size the caller's
+ * (NULL: no struct, the call fails on its own); 0: a bad struct_size.
+ * Zeroes @full, the library's struct, for the call.
  */
-#define OUTPUT(out, full, base, n)                                             \
-	do {                                                                   \
-		memset(&(full), 0, sizeof(full));                              \
-		(n) = (out) ? sized((out)->struct_size, (base), sizeof(full))  \
-			    : sizeof(full);                                    \
-		if (!(n))                                                      \
-			return -EINVAL;                                        \
-	} while (0)
+static size_t out_bytes(const size_t *struct_size, void *full, size_t size,
+			size_t base)
+{
+	memset(full, 0, size);
+	return struct_size ? sized(*struct_size, base, size) : size;
+}
+
+/* Hands the caller @n bytes of @full, if it gave a struct; then @err. */
+static int give(void *out, const void *full, size_t n, int err)
+{
+	if (out)
+		fill(out, full, n, true);
+	return err;
+}
 
 /* Reads the caller's config @cfg (NULL: every default) into @full. */
 static const struct testfs_config *config_in(const struct testfs_config *cfg,
@@ -147,81 +154,41 @@ int lib_abi_find_daemon(const struct testfs_config *cfg, char *buf, size_t size)
 }
 SYMVER(lib_abi_find_daemon, "testfs_find_daemon@@TESTFS_0.5");
 
-int lib_abi_settings(const struct testfs_mount *fs, struct testfs_settings *out)
-{
-	struct testfs_settings full;
-	size_t n;
-	int err;
+/*
+ * The TESTFS_0.5 definition of testfs_@Name, which fills the sized struct
+ * @Type at *out: @Params its parameters, @Call the full-size call on
+ * @full_out (the library's struct, or NULL for a NULL @out).
+ */
+#define SIZED_OUTPUT(Name, Type, Base, Params, Call)                           \
+	int lib_abi_##Name Params                                              \
+	{                                                                      \
+		struct Type full, *full_out = out ? &full : NULL;              \
+		size_t n = out_bytes(out ? &out->struct_size : NULL, &full,    \
+				     sizeof(full), Base);                      \
+                                                                               \
+		return n ? give(out, &full, n, Call) : -EINVAL;                \
+	}                                                                      \
+	SYMVER(lib_abi_##Name, "testfs_" #Name "@@TESTFS_0.5")
 
-	OUTPUT(out, full, SETTINGS_0_5, n);
-	err = lib_full_settings(fs, out ? &full : NULL);
-	if (out)
-		fill(out, &full, n, true);
-	return err;
-}
-SYMVER(lib_abi_settings, "testfs_settings@@TESTFS_0.5");
-
-int lib_abi_log_usage(const struct testfs_log *log, const char *name,
-		      struct testfs_usage *out, struct testfs_extents *wasted)
-{
-	struct testfs_usage full;
-	size_t n;
-	int err;
-
-	OUTPUT(out, full, USAGE_0_5, n);
-	err = lib_full_log_usage(log, name, out ? &full : NULL, wasted);
-	if (out)
-		fill(out, &full, n, true);
-	return err;
-}
-SYMVER(lib_abi_log_usage, "testfs_log_usage@@TESTFS_0.5");
-
-int lib_abi_log_histograms(const struct testfs_log *log, const char *name,
-			   struct testfs_histograms *out)
-{
-	struct testfs_histograms full;
-	size_t n;
-	int err;
-
-	OUTPUT(out, full, HISTOGRAMS_0_5, n);
-	err = lib_full_log_histograms(log, name, out ? &full : NULL);
-	if (out)
-		fill(out, &full, n, true);
-	return err;
-}
-SYMVER(lib_abi_log_histograms, "testfs_log_histograms@@TESTFS_0.5");
-
-int lib_abi_log_page_age(const struct testfs_log *log, const char *name,
-			 struct testfs_page_age *out)
-{
-	struct testfs_page_age full;
-	size_t n;
-	int err;
-
-	OUTPUT(out, full, PAGE_AGE_0_5, n);
-	err = lib_full_log_page_age(log, name, out ? &full : NULL);
-	if (out)
-		fill(out, &full, n, true);
-	return err;
-}
-SYMVER(lib_abi_log_page_age, "testfs_log_page_age@@TESTFS_0.5");
-
-int lib_abi_cachestat(struct testfs_mount *fs, const char *name,
-		      uint64_t first_page, uint64_t npages,
-		      struct testfs_cachestat *out)
-{
-	struct testfs_cachestat full;
-	size_t n;
-	int err;
-
-	OUTPUT(out, full, CACHESTAT_0_5, n);
-	err = lib_full_cachestat(fs, name, first_page, npages,
-				 out ? &full : NULL);
-	if (out)
-		fill(out, &full, n, true);
-	return err;
-}
-SYMVER(lib_abi_cachestat, "testfs_cachestat@@TESTFS_0.5");
+SIZED_OUTPUT(settings, testfs_settings, SETTINGS_0_5,
+	     (const struct testfs_mount *fs, struct testfs_settings *out),
+	     lib_full_settings(fs, full_out));
+SIZED_OUTPUT(log_usage, testfs_usage, USAGE_0_5,
+	     (const struct testfs_log *log, const char *name,
+	      struct testfs_usage *out, struct testfs_extents *wasted),
+	     lib_full_log_usage(log, name, full_out, wasted));
+SIZED_OUTPUT(log_histograms, testfs_histograms, HISTOGRAMS_0_5,
+	     (const struct testfs_log *log, const char *name,
+	      struct testfs_histograms *out),
+	     lib_full_log_histograms(log, name, full_out));
+SIZED_OUTPUT(log_page_age, testfs_page_age, PAGE_AGE_0_5,
+	     (const struct testfs_log *log, const char *name,
+	      struct testfs_page_age *out),
+	     lib_full_log_page_age(log, name, full_out));
+SIZED_OUTPUT(cachestat, testfs_cachestat, CACHESTAT_0_5,
+	     (struct testfs_mount * fs, const char *name, uint64_t first_page,
+	      uint64_t npages, struct testfs_cachestat *out),
+	     lib_full_cachestat(fs, name, first_page, npages, full_out));
 
 /* ------------------------------------------------------------------ */
 /* Before TESTFS_0.5: the layouts without struct_size                  */

@@ -184,11 +184,18 @@ struct against {
 		TESTFS_EXTENTS_INIT, TESTFS_EXTENTS_INIT, TESTFS_EXTENTS_INIT  \
 	}
 
-static int against(const struct testfs_log *log, const char *name,
-		   const struct testfs_extents *want, struct against *a)
+/* Starts a check of @name's fetched pages against @want (lib_check_start()). */
+static int start_against(const struct testfs_log *log, const char *name,
+			 const struct testfs_extents *want, struct against *a,
+			 char **why)
 {
-	int err = testfs_log_fetched(log, name, &a->fetched);
+	int err = lib_check_start(log, name, why);
 
+	if (err)
+		return err;
+	if (!want)
+		return -EINVAL;
+	err = testfs_log_fetched(log, name, &a->fetched);
 	if (!err)
 		err = testfs_extents_subtract(want, &a->fetched, &a->missing);
 	if (!err)
@@ -229,12 +236,7 @@ int testfs_check_fetched(const struct testfs_log *log, const char *name,
 	struct list l;
 	int err;
 
-	err = lib_check_start(log, name, why);
-	if (err)
-		return err;
-	if (!expected)
-		return -EINVAL;
-	err = against(log, name, expected, &a);
+	err = start_against(log, name, expected, &a, why);
 	if (err || (!a.missing.n && !a.extra.n))
 		goto out;
 	strbuf_addf(&sb,
@@ -267,12 +269,7 @@ int testfs_check_touched_plus(const struct testfs_log *log, const char *name,
 	struct list l;
 	int err;
 
-	err = lib_check_start(log, name, why);
-	if (err)
-		return err;
-	if (!touched)
-		return -EINVAL;
-	err = against(log, name, touched, &a);
+	err = start_against(log, name, touched, &a, why);
 	if (err || (!a.missing.n && a.extra.pages <= max_extra))
 		goto out;
 	strbuf_addf(&sb, "%s: ", name);

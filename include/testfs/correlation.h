@@ -58,15 +58,12 @@ struct testfs_access {
 };
 
 /**
- * Access records in the snapshot (none without tracing). They are kept
- * apart from the reads and marks: testfs_log_count() does not count them.
+ * The access records of the snapshot, ordered by t_ns (none without
+ * tracing): their count, and record @i (0-based; NULL past the end), which
+ * belongs to @log. They are kept apart from the reads and marks:
+ * testfs_log_count() does not count them.
  */
 size_t testfs_log_access_count(const struct testfs_log *log);
-
-/**
- * Access record @i (0-based, ordered by t_ns), or NULL past the end. It
- * belongs to @log.
- */
 const struct testfs_access *testfs_log_access_at(const struct testfs_log *log,
 						 size_t i);
 
@@ -111,16 +108,6 @@ struct testfs_window {
 };
 
 /**
- * Windows in the snapshot, in the order their first read arrived
- * (computed once, when the snapshot is taken). 0 without tracing.
- */
-size_t testfs_log_window_count(const struct testfs_log *log);
-
-/** Window @i (0-based), or NULL past the end. It belongs to @log. */
-const struct testfs_window *testfs_log_window_at(const struct testfs_log *log,
-						 size_t i);
-
-/**
  * The window that fetched page @page of file @name into the page cache:
  * of the reads that contain the page, are neither O_DIRECT nor answered
  * with an error, and have a window, the last one's window (for a page
@@ -133,6 +120,15 @@ const struct testfs_window *testfs_log_window_at(const struct testfs_log *log,
 const struct testfs_window *testfs_log_window_of(const struct testfs_log *log,
 						 const char *name,
 						 uint64_t page);
+
+/**
+ * The windows of the snapshot in the order their first read arrived,
+ * computed once when the snapshot is taken (none without tracing): their
+ * count, and window @i (0-based; NULL past the end), which belongs to @log.
+ */
+size_t testfs_log_window_count(const struct testfs_log *log);
+const struct testfs_window *testfs_log_window_at(const struct testfs_log *log,
+						 size_t i);
 
 /**
  * Per file: what was fetched, accessed, wasted and late. Page counts
