@@ -170,56 +170,93 @@ out:
 	return err;
 }
 
+/* The fetched pages of a file against the pages a check expected. */
+struct against {
+	struct testfs_extents fetched;
+	/* Expected and not fetched. */
+	struct testfs_extents missing;
+	/* Fetched and not expected. */
+	struct testfs_extents extra;
+};
+
+#define AGAINST_INIT                                                           \
+	{                                                                      \
+		TESTFS_EXTENTS_INIT, TESTFS_EXTENTS_INIT, TESTFS_EXTENTS_INIT  \
+	}
+
+/* Starts a check of @name's fetched pages against @want (lib_check_start()). */
+static int start_against(const struct testfs_log *log, const char *name,
+			 const struct testfs_extents *want, struct against *a,
+			 char **why)
+{
+	int err = lib_check_start(log, name, why);
+
+	if (err)
+		return err;
+	if (!want)
+		return -EINVAL;
+	err = testfs_log_fetched(log, name, &a->fetched);
+	if (!err)
+		err = testfs_extents_subtract(want, &a->fetched, &a->missing);
+	if (!err)
+		err = testfs_extents_subtract(&a->fetched, want, &a->extra);
+	return err;
+}
+
+static void against_free(struct against *a)
+{
+	testfs_extents_free(&a->fetched);
+	testfs_extents_free(&a->missing);
+	testfs_extents_free(&a->extra);
+}
+
+/*
+ * Ends the explanation of a check against @want with the pages fetched
+ * outside @want's span, and fails the check.
+ */
+static int fail_outside(struct strbuf *sb, const struct testfs_log *log,
+			const char *name, const struct testfs_extents *want,
+			char **why)
+{
+	int err = 0;
+
+	if (want->n) {
+		strbuf_adds(sb, "; ");
+		err = add_outside(sb, log, name, want->v[0].first,
+				  want->v[want->n - 1].last);
+	}
+	return err ? err : lib_check_fail(sb, why);
+}
+
 int testfs_check_fetched(const struct testfs_log *log, const char *name,
 			 const struct testfs_extents *expected, char **why)
 {
-	struct testfs_extents fetched = TESTFS_EXTENTS_INIT;
-	struct testfs_extents missing = TESTFS_EXTENTS_INIT;
-	struct testfs_extents extra = TESTFS_EXTENTS_INIT;
+	struct against a = AGAINST_INIT;
 	struct strbuf sb = STRBUF_INIT;
 	struct list l;
 	int err;
 
-	err = lib_check_start(log, name, why);
-	if (err)
-		return err;
-	if (!expected)
-		return -EINVAL;
-	err = testfs_log_fetched(log, name, &fetched);
-	if (err)
-		return err;
-	if (testfs_extents_equal(&fetched, expected))
-		goto out;
-	err = testfs_extents_subtract(expected, &fetched, &missing);
-	if (!err)
-		err = testfs_extents_subtract(&fetched, expected, &extra);
-	if (err)
+	err = start_against(log, name, expected, &a, why);
+	if (err || (!a.missing.n && !a.extra.n))
 		goto out;
 	strbuf_addf(&sb,
 		    "%s: the fetched pages differ: expected %s (%" PRIu64
 		    " page%s), ",
 		    name, list(&l, expected), expected->pages,
 		    plural(expected->pages));
-	add_observed(&sb, log, name, &fetched);
-	if (missing.n)
+	add_observed(&sb, log, name, &a.fetched);
+	if (a.missing.n)
 		strbuf_addf(&sb, "; %" PRIu64 " page%s not fetched: %s",
-			    missing.pages, plural(missing.pages),
-			    list(&l, &missing));
-	if (extra.n)
+			    a.missing.pages, plural(a.missing.pages),
+			    list(&l, &a.missing));
+	if (a.extra.n)
 		strbuf_addf(&sb, "; %" PRIu64 " page%s fetched besides: %s",
-			    extra.pages, plural(extra.pages), list(&l, &extra));
-	if (expected->n) {
-		strbuf_adds(&sb, "; ");
-		err = add_outside(&sb, log, name, expected->v[0].first,
-				  expected->v[expected->n - 1].last);
-	}
-	if (!err)
-		err = lib_check_fail(&sb, why);
+			    a.extra.pages, plural(a.extra.pages),
+			    list(&l, &a.extra));
+	err = fail_outside(&sb, log, name, expected, why);
 out:
 	strbuf_free(&sb);
-	testfs_extents_free(&fetched);
-	testfs_extents_free(&missing);
-	testfs_extents_free(&extra);
+	against_free(&a);
 	return err;
 }
 
@@ -227,57 +264,38 @@ int testfs_check_touched_plus(const struct testfs_log *log, const char *name,
 			      const struct testfs_extents *touched,
 			      uint64_t max_extra, char **why)
 {
-	struct testfs_extents fetched = TESTFS_EXTENTS_INIT;
-	struct testfs_extents missing = TESTFS_EXTENTS_INIT;
-	struct testfs_extents extra = TESTFS_EXTENTS_INIT;
+	struct against a = AGAINST_INIT;
 	struct strbuf sb = STRBUF_INIT;
 	struct list l;
 	int err;
 
-	err = lib_check_start(log, name, why);
-	if (err)
-		return err;
-	if (!touched)
-		return -EINVAL;
-	err = testfs_log_fetched(log, name, &fetched);
-	if (!err)
-		err = testfs_extents_subtract(touched, &fetched, &missing);
-	if (!err)
-		err = testfs_extents_subtract(&fetched, touched, &extra);
-	if (err || (missing.n == 0 && extra.pages <= max_extra))
+	err = start_against(log, name, touched, &a, why);
+	if (err || (!a.missing.n && a.extra.pages <= max_extra))
 		goto out;
 	strbuf_addf(&sb, "%s: ", name);
-	if (missing.n)
+	if (a.missing.n)
 		strbuf_addf(&sb,
 			    "%" PRIu64 " touched page%s never fetched (%s)",
-			    missing.pages, plural(missing.pages),
-			    list(&l, &missing));
-	if (missing.n && extra.pages > max_extra)
+			    a.missing.pages, plural(a.missing.pages),
+			    list(&l, &a.missing));
+	if (a.missing.n && a.extra.pages > max_extra)
 		strbuf_adds(&sb, " and ");
-	if (extra.pages > max_extra)
+	if (a.extra.pages > max_extra)
 		strbuf_addf(&sb,
 			    "%" PRIu64 " page%s fetched besides the touched "
 			    "ones, more than the %" PRIu64 " allowed (%s)",
-			    extra.pages, plural(extra.pages), max_extra,
-			    list(&l, &extra));
+			    a.extra.pages, plural(a.extra.pages), max_extra,
+			    list(&l, &a.extra));
 	strbuf_addf(&sb,
 		    ": expected the touched %s (%" PRIu64
 		    " page%s) plus at most %" PRIu64 " page%s, ",
 		    list(&l, touched), touched->pages, plural(touched->pages),
 		    max_extra, plural(max_extra));
-	add_observed(&sb, log, name, &fetched);
-	if (touched->n) {
-		strbuf_adds(&sb, "; ");
-		err = add_outside(&sb, log, name, touched->v[0].first,
-				  touched->v[touched->n - 1].last);
-	}
-	if (!err)
-		err = lib_check_fail(&sb, why);
+	add_observed(&sb, log, name, &a.fetched);
+	err = fail_outside(&sb, log, name, touched, why);
 out:
 	strbuf_free(&sb);
-	testfs_extents_free(&fetched);
-	testfs_extents_free(&missing);
-	testfs_extents_free(&extra);
+	against_free(&a);
 	return err;
 }
 

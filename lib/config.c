@@ -6,6 +6,8 @@
  * protocol/control_dir.h lists the members it relies on.
  */
 #include "lib_i.h"
+
+#include "array.h"
 #include "json_reader.h"
 
 #include "control_dir.h"
@@ -37,17 +39,8 @@ void lib_free_names(struct name_table *t)
 
 static int add_name(struct name_table *t, uint64_t ino, char *name)
 {
-	struct file_name *v;
-
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 16;
-
-		v = realloc(t->v, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		t->v = v;
-		t->cap = cap;
-	}
+	if (!array_grow((void **)&t->v, &t->cap, t->n, sizeof(*t->v)))
+		return -ENOMEM;
 	t->v[t->n].ino = ino;
 	t->v[t->n].name = name;
 	t->n++;

@@ -5,6 +5,8 @@
  */
 #include "lib_i.h"
 
+#include "array.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -46,20 +48,9 @@ static size_t first_reaching(const struct testfs_extents *e, uint64_t first)
 
 static int reserve_one(struct testfs_extents *e)
 {
-	struct testfs_extent *v;
-	size_t cap;
-
-	if (e->n < e->cap)
-		return 0;
-	cap = e->cap ? e->cap * 2 : 8;
-	if (cap < e->cap || cap > SIZE_MAX / sizeof(*v))
-		return -ENOMEM;
-	v = realloc(e->v, cap * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	e->v = v;
-	e->cap = cap;
-	return 0;
+	return array_grow((void **)&e->v, &e->cap, e->n, sizeof(*e->v))
+		       ? 0
+		       : -ENOMEM;
 }
 
 int testfs_extents_add(struct testfs_extents *e, uint64_t first, uint64_t last)

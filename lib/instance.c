@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -169,15 +170,14 @@ static int check_config(const struct testfs_config *cfg)
 	return 0;
 }
 
+/* The knobs of testfs_config that become "--OPTION NUMBER" when set. */
+#define DAEMON_KNOBS 5
+
 /* Numbers of the daemon's command line, formatted before fork(). */
 struct daemon_numbers {
 	char ready_fd[16];
 	char watch_pid[24];
-	char ra_kb[24];
-	char max_pages[24];
-	char max_background[24];
-	char congestion[24];
-	char log_capacity[24];
+	char knob[DAEMON_KNOBS][24];
 };
 
 static size_t count_strings(const char *const *v)
@@ -189,6 +189,17 @@ static size_t count_strings(const char *const *v)
 	return n;
 }
 
+/* Appends "@option V" for each string V of @v (NULL-terminated or NULL). */
+static size_t add_each(const char **argv, size_t n, const char *option,
+		       const char *const *v)
+{
+	for (; v && *v; v++) {
+		argv[n++] = option;
+		argv[n++] = *v;
+	}
+	return n;
+}
+
 static int build_argv(const struct testfs_config *cfg, const char *daemon,
 		      const char *mountpoint, struct daemon_numbers *num,
 		      char ***out)
@@ -197,6 +208,16 @@ static int build_argv(const struct testfs_config *cfg, const char *daemon,
 	size_t nextra = count_strings(cfg->extra_args);
 	size_t nrules = count_strings(cfg->rules);
 	size_t nerrors = count_strings(cfg->errors);
+	const struct {
+		const char *option;
+		uint64_t value;
+	} knobs[DAEMON_KNOBS] = {
+		{ "--ra-kb", cfg->ra_kb },
+		{ "--max-pages", cfg->max_pages },
+		{ "--max-background", cfg->max_background },
+		{ "--congestion-threshold", cfg->congestion_threshold },
+		{ "--log-capacity", cfg->log_capacity },
+	};
 	size_t n = 0, i;
 	const char **argv;
 
@@ -217,38 +238,14 @@ static int build_argv(const struct testfs_config *cfg, const char *daemon,
 	argv[n++] = num->ready_fd;
 	argv[n++] = "--watch-pid";
 	argv[n++] = num->watch_pid;
-	for (i = 0; i < nfiles; i++) {
-		argv[n++] = "--file";
-		argv[n++] = cfg->files[i];
-	}
-	if (cfg->ra_kb) {
-		snprintf(num->ra_kb, sizeof(num->ra_kb), "%u", cfg->ra_kb);
-		argv[n++] = "--ra-kb";
-		argv[n++] = num->ra_kb;
-	}
-	if (cfg->max_pages) {
-		snprintf(num->max_pages, sizeof(num->max_pages), "%u",
-			 cfg->max_pages);
-		argv[n++] = "--max-pages";
-		argv[n++] = num->max_pages;
-	}
-	if (cfg->max_background) {
-		snprintf(num->max_background, sizeof(num->max_background), "%u",
-			 cfg->max_background);
-		argv[n++] = "--max-background";
-		argv[n++] = num->max_background;
-	}
-	if (cfg->congestion_threshold) {
-		snprintf(num->congestion, sizeof(num->congestion), "%u",
-			 cfg->congestion_threshold);
-		argv[n++] = "--congestion-threshold";
-		argv[n++] = num->congestion;
-	}
-	if (cfg->log_capacity) {
-		snprintf(num->log_capacity, sizeof(num->log_capacity), "%llu",
-			 (unsigned long long)cfg->log_capacity);
-		argv[n++] = "--log-capacity";
-		argv[n++] = num->log_capacity;
+	n = add_each(argv, n, "--file", cfg->files);
+	for (i = 0; i < DAEMON_KNOBS; i++) {
+		if (!knobs[i].value)
+			continue;
+		snprintf(num->knob[i], sizeof(num->knob[i]), "%" PRIu64,
+			 knobs[i].value);
+		argv[n++] = knobs[i].option;
+		argv[n++] = num->knob[i];
 	}
 	if (cfg->log_path) {
 		argv[n++] = "--log";
@@ -262,14 +259,8 @@ static int build_argv(const struct testfs_config *cfg, const char *daemon,
 		argv[n++] = cfg->trace > 0 ? "--trace" : "--no-trace";
 	if (cfg->trace_reads)
 		argv[n++] = "--trace-reads";
-	for (i = 0; i < nrules; i++) {
-		argv[n++] = "--rule";
-		argv[n++] = cfg->rules[i];
-	}
-	for (i = 0; i < nerrors; i++) {
-		argv[n++] = "--error";
-		argv[n++] = cfg->errors[i];
-	}
+	n = add_each(argv, n, "--rule", cfg->rules);
+	n = add_each(argv, n, "--error", cfg->errors);
 	for (i = 0; i < nextra; i++)
 		argv[n++] = cfg->extra_args[i];
 	argv[n++] = mountpoint;

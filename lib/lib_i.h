@@ -5,6 +5,30 @@
 #ifndef TESTFS_LIB_I_H
 #define TESTFS_LIB_I_H
 
+#ifdef TESTFS_H
+#error "include lib_i.h before <testfs.h>: it renames entry points in it"
+#endif
+
+/*
+ * The entry points that take a sized struct (see <testfs.h>) are compiled
+ * under these names, and take and fill a struct of the library's full
+ * size whatever its struct_size says. lib/abi.c exports them, one
+ * definition per symbol version of lib/testfs.map, each serving the
+ * struct layout its callers were built with. Function-like, so that the
+ * struct tags (struct testfs_settings) keep their names.
+ */
+#define testfs_start(cfg, out) lib_full_start(cfg, out)
+#define testfs_find_daemon(cfg, buf, size) lib_full_find_daemon(cfg, buf, size)
+#define testfs_settings(fs, out) lib_full_settings(fs, out)
+#define testfs_log_usage(log, name, out, wasted)                               \
+	lib_full_log_usage(log, name, out, wasted)
+#define testfs_log_histograms(log, name, out)                                  \
+	lib_full_log_histograms(log, name, out)
+#define testfs_log_page_age(log, name, out)                                    \
+	lib_full_log_page_age(log, name, out)
+#define testfs_cachestat(fs, name, first_page, npages, out)                    \
+	lib_full_cachestat(fs, name, first_page, npages, out)
+
 #include <testfs.h>
 
 #define LIB_DEFAULT_TIMEOUT_MS 10000u

@@ -9,6 +9,29 @@
 #include <errno.h>
 #include <stdlib.h>
 
+/*
+ * Starts a query into @out (emptied first): the read ranges of @name, as
+ * lib_read_ranges() gives them, in *@r.
+ */
+static int64_t query_start(const struct testfs_log *log, const char *name,
+			   struct testfs_extents *out, struct testfs_extent **r)
+{
+	if (!log || !name || !out)
+		return -EINVAL;
+	testfs_extents_free(out);
+	return lib_read_ranges(log, name, r);
+}
+
+/* Ends a query: frees the ranges, and empties @out on error. */
+static int query_end(struct testfs_extent *r, struct testfs_extents *out,
+		     int err)
+{
+	free(r);
+	if (err)
+		testfs_extents_free(out);
+	return err;
+}
+
 int testfs_log_fetched(const struct testfs_log *log, const char *name,
 		       struct testfs_extents *out)
 {
@@ -16,20 +39,14 @@ int testfs_log_fetched(const struct testfs_log *log, const char *name,
 	int64_t n, i;
 	int err = 0;
 
-	if (!log || !name || !out)
-		return -EINVAL;
-	testfs_extents_free(out);
-	n = lib_read_ranges(log, name, &r);
+	n = query_start(log, name, out, &r);
 	if (n < 0)
 		return (int)n;
 	for (i = 0; i < n && !err; i++) {
 		if (r[i].first <= r[i].last)
 			err = testfs_extents_add(out, r[i].first, r[i].last);
 	}
-	free(r);
-	if (err)
-		testfs_extents_free(out);
-	return err;
+	return query_end(r, out, err);
 }
 
 int testfs_log_refetched(const struct testfs_log *log, const char *name,
@@ -41,10 +58,7 @@ int testfs_log_refetched(const struct testfs_log *log, const char *name,
 	int64_t n, i;
 	int err = 0;
 
-	if (!log || !name || !out)
-		return -EINVAL;
-	testfs_extents_free(out);
-	n = lib_read_ranges(log, name, &r);
+	n = query_start(log, name, out, &r);
 	if (n < 0)
 		return (int)n;
 	/*
@@ -63,10 +77,7 @@ int testfs_log_refetched(const struct testfs_log *log, const char *name,
 			reach = r[i].last;
 		any = true;
 	}
-	free(r);
-	if (err)
-		testfs_extents_free(out);
-	return err;
+	return query_end(r, out, err);
 }
 
 int64_t testfs_log_outside(const struct testfs_log *log, const char *name,

@@ -32,6 +32,11 @@ const struct testfs_record *testfs_log_records(const struct testfs_log *log,
 	return log && log->count ? log->recs : NULL;
 }
 
+size_t testfs_record_stride(void)
+{
+	return sizeof(struct testfs_record);
+}
+
 uint64_t testfs_log_lost(const struct testfs_log *log)
 {
 	return log ? log->lost : 0;

@@ -7,6 +7,8 @@
  */
 #include "lib_i.h"
 
+#include "array.h"
+
 #include "control_dir.h"
 
 #include <errno.h>
@@ -119,15 +121,9 @@ static int add_access(struct snapshot_build *b, const struct log_record *in)
 {
 	struct access_entry *e;
 
-	if (b->naccess == b->access_cap) {
-		size_t cap = b->access_cap ? 2 * b->access_cap : 64;
-
-		e = realloc(b->access, cap * sizeof(*e));
-		if (!e)
-			return -ENOMEM;
-		b->access = e;
-		b->access_cap = cap;
-	}
+	if (!array_grow((void **)&b->access, &b->access_cap, b->naccess,
+			sizeof(*b->access)))
+		return -ENOMEM;
 	e = &b->access[b->naccess++];
 	memset(e, 0, sizeof(*e));
 	e->seq = in->seq;
@@ -198,17 +194,10 @@ static int adopt_access(struct snapshot_build *b)
 static int add_mark(struct snapshot_build *b, const struct log_record *in)
 {
 	size_t len = strnlen(in->mark.text, LOG_MARK_MAX);
-	char *grown;
 
-	if (b->nmarks == b->marks_cap) {
-		size_t cap = b->marks_cap ? 2 * b->marks_cap : 16;
-
-		grown = realloc(b->marks, cap * MARK_SIZE);
-		if (!grown)
-			return -ENOMEM;
-		b->marks = grown;
-		b->marks_cap = cap;
-	}
+	if (!array_grow((void **)&b->marks, &b->marks_cap, b->nmarks,
+			MARK_SIZE))
+		return -ENOMEM;
 	memcpy(b->marks + b->nmarks * MARK_SIZE, in->mark.text, len);
 	b->marks[b->nmarks * MARK_SIZE + len] = '\0';
 	b->nmarks++;
@@ -223,20 +212,11 @@ static int add_mark(struct snapshot_build *b, const struct log_record *in)
 static int grow_records(struct snapshot_build *b)
 {
 	struct testfs_log *log = b->log;
-	struct testfs_record *grown;
-	size_t cap;
 
-	if (log->count < b->recs_cap)
-		return 0;
-	if (b->recs_cap > SIZE_MAX / 2 / sizeof(*grown))
-		return -ENOMEM;
-	cap = b->recs_cap ? 2 * b->recs_cap : READ_CHUNK;
-	grown = realloc(log->recs, cap * sizeof(*grown));
-	if (!grown)
-		return -ENOMEM;
-	log->recs = grown;
-	b->recs_cap = cap;
-	return 0;
+	return array_grow((void **)&log->recs, &b->recs_cap, log->count,
+			  sizeof(*log->recs))
+		       ? 0
+		       : -ENOMEM;
 }
 
 static int add_record(struct snapshot_build *b, const struct log_record *in)

@@ -9,9 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include <testfs/criterion.h>
-
+/* The library's internals first: lib_i.h comes before <testfs.h>. */
 #include "lib_fake_log.h"
+
+#include <testfs/criterion.h>
 
 #define PG TESTFS_PAGE_SIZE
 

@@ -129,7 +129,7 @@ Test(from_man, a_failing_check_explains_itself)
 
 Test(from_man, a_second_handle_attaches_to_the_same_daemon)
 {
-	struct testfs_settings set;
+	struct testfs_settings set = TESTFS_SETTINGS_INIT;
 	struct testfs_log *log;
 	char path[4096];
 	size_t i, n;
@@ -178,7 +178,7 @@ Test(from_man, a_second_handle_attaches_to_the_same_daemon)
 Test(from_man, bad_arguments_are_errors)
 {
 	struct testfs_mount *none = NULL;
-	struct testfs_settings set;
+	struct testfs_settings set = TESTFS_SETTINGS_INIT;
 	char why[128];
 
 	cr_assert_eq(testfs_settings(NULL, &set), -EINVAL);

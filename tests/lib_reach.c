@@ -233,7 +233,7 @@ Test(reach, settings)
 		.congestion_threshold = 15,
 		.latency = "fixed:2ms",
 	};
-	struct testfs_settings set;
+	struct testfs_settings set = TESTFS_SETTINGS_INIT;
 	char path[320], why[256];
 	struct utsname u;
 	struct testfs_mount *fs;
@@ -286,7 +286,7 @@ Test(reach, settings)
 Test(reach, attach)
 {
 	struct testfs_config cfg = { 0 };
-	struct testfs_settings set;
+	struct testfs_settings set = TESTFS_SETTINGS_INIT;
 	struct testfs_mount *fs, *att = NULL;
 	struct testfs_log *log;
 	char path[PATH_MAX], mnt[PATH_MAX];

@@ -189,7 +189,7 @@ Test(causes, mmap_first_fault_reads_around_it)
 	struct testfs_log *log;
 	struct testfs_map m;
 	const struct testfs_window *w;
-	struct testfs_usage u;
+	struct testfs_usage u = TESTFS_USAGE_INIT;
 	int64_t outside;
 	uint64_t before, after;
 
@@ -363,7 +363,7 @@ Test(causes, o_direct_is_direct)
 Test(causes, fault_on_an_inflight_read_is_late)
 {
 	struct testfs_log *log;
-	struct testfs_usage u;
+	struct testfs_usage u = TESTFS_USAGE_INIT;
 	struct testfs_map m;
 	const struct testfs_record *r[8];
 	size_t n;
@@ -555,7 +555,7 @@ static void read_stream(bool trace_reads, struct testfs_usage *u, bool *by_read)
 
 Test(causes, read_accesses_are_counted_with_trace_reads)
 {
-	struct testfs_usage u;
+	struct testfs_usage u = TESTFS_USAGE_INIT;
 	bool by_read;
 
 	ra_require_fuse();

@@ -140,7 +140,7 @@ static void assert_histogram(const struct testfs_log *log, const int64_t *ages,
 {
 	uint64_t bucket[TESTFS_AGE_BUCKETS] = { 0 }, never = 0, mapped = 0;
 	uint64_t pages = 0, lates = 0, p;
-	struct testfs_page_age a;
+	struct testfs_page_age a = TESTFS_PAGE_AGE_INIT;
 	char want[160], stats[65536];
 	unsigned i;
 	ssize_t len;
@@ -331,7 +331,7 @@ Test(page_age, reads)
  */
 Test(page_age, reads_not_traced)
 {
-	struct testfs_page_age a;
+	struct testfs_page_age a = TESTFS_PAGE_AGE_INIT;
 	struct testfs_log *log;
 	char stats[65536], *why = NULL;
 	ssize_t len;
@@ -374,7 +374,7 @@ Test(page_age, refetch)
 {
 	struct fetch_time f2;
 	struct touch t1, t2;
-	struct testfs_page_age a;
+	struct testfs_page_age a = TESTFS_PAGE_AGE_INIT;
 	struct testfs_log *log;
 	int64_t ages[WINDOW];
 	int fd;
@@ -408,7 +408,7 @@ Test(page_age, bad_input)
 {
 	static const char *const files[] = { AGE ":1M", NULL };
 	struct testfs_config cfg = { 0 };
-	struct testfs_page_age a;
+	struct testfs_page_age a = TESTFS_PAGE_AGE_INIT;
 	struct testfs_log *log;
 	int64_t ages[4];
 	char *why = NULL;

@@ -54,15 +54,19 @@
 			Fail("%s", testfs_msg_);                               \
 	} while (0)
 
+/* testfs_check_@Check(..., &why) as an assertion or as an expectation. */
+#define TESTFS_CR_ASSERT_(Check, ...)                                          \
+	TESTFS_CR_CHECK_(cr_assert_fail,                                       \
+			 testfs_check_##Check(__VA_ARGS__, &testfs_why_))
+#define TESTFS_CR_EXPECT_(Check, ...)                                          \
+	TESTFS_CR_CHECK_(cr_expect_fail,                                       \
+			 testfs_check_##Check(__VA_ARGS__, &testfs_why_))
+
 /** No page of @Name fetched outside [@First, @Last]. */
 #define testfs_assert_within(Log, Name, First, Last)                           \
-	TESTFS_CR_CHECK_(                                                      \
-		cr_assert_fail,                                                \
-		testfs_check_within(Log, Name, First, Last, &testfs_why_))
+	TESTFS_CR_ASSERT_(within, Log, Name, First, Last)
 #define testfs_expect_within(Log, Name, First, Last)                           \
-	TESTFS_CR_CHECK_(                                                      \
-		cr_expect_fail,                                                \
-		testfs_check_within(Log, Name, First, Last, &testfs_why_))
+	TESTFS_CR_EXPECT_(within, Log, Name, First, Last)
 
 /**
  * Every page of [@First, @Last] of @Name was fetched (others may have
@@ -73,13 +77,9 @@
  *     requests); not fetched: [896, 1023]
  */
 #define testfs_assert_covers(Log, Name, First, Last)                           \
-	TESTFS_CR_CHECK_(                                                      \
-		cr_assert_fail,                                                \
-		testfs_check_covers(Log, Name, First, Last, &testfs_why_))
+	TESTFS_CR_ASSERT_(covers, Log, Name, First, Last)
 #define testfs_expect_covers(Log, Name, First, Last)                           \
-	TESTFS_CR_CHECK_(                                                      \
-		cr_expect_fail,                                                \
-		testfs_check_covers(Log, Name, First, Last, &testfs_why_))
+	TESTFS_CR_EXPECT_(covers, Log, Name, First, Last)
 
 /**
  * The same in bytes: the pages bytes [@Off, @Off + @Len) fall in
@@ -87,50 +87,32 @@
  * pages: "big.bin: bytes [0, 4194303] are pages [0, 1023]: ...".
  */
 #define testfs_assert_within_bytes(Log, Name, Off, Len)                        \
-	TESTFS_CR_CHECK_(                                                      \
-		cr_assert_fail,                                                \
-		testfs_check_within_bytes(Log, Name, Off, Len, &testfs_why_))
+	TESTFS_CR_ASSERT_(within_bytes, Log, Name, Off, Len)
 #define testfs_expect_within_bytes(Log, Name, Off, Len)                        \
-	TESTFS_CR_CHECK_(                                                      \
-		cr_expect_fail,                                                \
-		testfs_check_within_bytes(Log, Name, Off, Len, &testfs_why_))
+	TESTFS_CR_EXPECT_(within_bytes, Log, Name, Off, Len)
 #define testfs_assert_covers_bytes(Log, Name, Off, Len)                        \
-	TESTFS_CR_CHECK_(                                                      \
-		cr_assert_fail,                                                \
-		testfs_check_covers_bytes(Log, Name, Off, Len, &testfs_why_))
+	TESTFS_CR_ASSERT_(covers_bytes, Log, Name, Off, Len)
 #define testfs_expect_covers_bytes(Log, Name, Off, Len)                        \
-	TESTFS_CR_CHECK_(                                                      \
-		cr_expect_fail,                                                \
-		testfs_check_covers_bytes(Log, Name, Off, Len, &testfs_why_))
+	TESTFS_CR_EXPECT_(covers_bytes, Log, Name, Off, Len)
 
 /** The pages fetched of @Name equal the extents @Expected. */
 #define testfs_assert_fetched(Log, Name, Expected)                             \
-	TESTFS_CR_CHECK_(                                                      \
-		cr_assert_fail,                                                \
-		testfs_check_fetched(Log, Name, Expected, &testfs_why_))
+	TESTFS_CR_ASSERT_(fetched, Log, Name, Expected)
 #define testfs_expect_fetched(Log, Name, Expected)                             \
-	TESTFS_CR_CHECK_(                                                      \
-		cr_expect_fail,                                                \
-		testfs_check_fetched(Log, Name, Expected, &testfs_why_))
+	TESTFS_CR_EXPECT_(fetched, Log, Name, Expected)
 
 /** Every page of @Touched was fetched, and at most @MaxExtra besides. */
 #define testfs_assert_touched_plus(Log, Name, Touched, MaxExtra)               \
-	TESTFS_CR_CHECK_(cr_assert_fail,                                       \
-			 testfs_check_touched_plus(Log, Name, Touched,         \
-						   MaxExtra, &testfs_why_))
+	TESTFS_CR_ASSERT_(touched_plus, Log, Name, Touched, MaxExtra)
 #define testfs_expect_touched_plus(Log, Name, Touched, MaxExtra)               \
-	TESTFS_CR_CHECK_(cr_expect_fail,                                       \
-			 testfs_check_touched_plus(Log, Name, Touched,         \
-						   MaxExtra, &testfs_why_))
+	TESTFS_CR_EXPECT_(touched_plus, Log, Name, Touched, MaxExtra)
 
 /**
  * What holds on any kernel: nothing lost, no page fetched twice, fetched
  * pages equal resident pages, no request above @MaxPages (0: unchecked).
  */
 #define testfs_assert_consistent(Fs, Log, Name, MaxPages)                      \
-	TESTFS_CR_CHECK_(cr_assert_fail,                                       \
-			 testfs_check_consistent(Fs, Log, Name, MaxPages,      \
-						 &testfs_why_))
+	TESTFS_CR_ASSERT_(consistent, Fs, Log, Name, MaxPages)
 
 /**
  * Kernel correlation (needs a traced log: root and tracefs). The window
@@ -146,26 +128,18 @@
  *     1152, fetched [1152, 1407] in 1 request, late
  */
 #define testfs_assert_window(Log, Name, Page, Cause, Start)                    \
-	TESTFS_CR_CHECK_(cr_assert_fail,                                       \
-			 testfs_check_window(Log, Name, Page, Cause, Start,    \
-					     &testfs_why_))
+	TESTFS_CR_ASSERT_(window, Log, Name, Page, Cause, Start)
 #define testfs_expect_window(Log, Name, Page, Cause, Start)                    \
-	TESTFS_CR_CHECK_(cr_expect_fail,                                       \
-			 testfs_check_window(Log, Name, Page, Cause, Start,    \
-					     &testfs_why_))
+	TESTFS_CR_EXPECT_(window, Log, Name, Page, Cause, Start)
 
 /**
  * Every read of @Name overlapping pages [@First, @Last] had cause @Cause,
  * and there was at least one.
  */
 #define testfs_assert_cause(Log, Name, First, Last, Cause)                     \
-	TESTFS_CR_CHECK_(cr_assert_fail,                                       \
-			 testfs_check_cause(Log, Name, First, Last, Cause,     \
-					    &testfs_why_))
+	TESTFS_CR_ASSERT_(cause, Log, Name, First, Last, Cause)
 #define testfs_expect_cause(Log, Name, First, Last, Cause)                     \
-	TESTFS_CR_CHECK_(cr_expect_fail,                                       \
-			 testfs_check_cause(Log, Name, First, Last, Cause,     \
-					    &testfs_why_))
+	TESTFS_CR_EXPECT_(cause, Log, Name, First, Last, Cause)
 
 /**
  * The daemon traced the kernel when @Log was taken; fails with the
@@ -173,10 +147,8 @@
  * A test that cannot run without it may skip instead: see
  * testfs_tracing().
  */
-#define testfs_assert_traced(Log)                                              \
-	TESTFS_CR_CHECK_(cr_assert_fail, testfs_check_traced(Log, &testfs_why_))
-#define testfs_expect_traced(Log)                                              \
-	TESTFS_CR_CHECK_(cr_expect_fail, testfs_check_traced(Log, &testfs_why_))
+#define testfs_assert_traced(Log) TESTFS_CR_ASSERT_(traced, Log)
+#define testfs_expect_traced(Log) TESTFS_CR_EXPECT_(traced, Log)
 
 /**
  * Page age (needs a traced log): at most @MaxPages page fetches of @Name
@@ -189,13 +161,9 @@
  *     latest fetch: page 5 51.2 ms, pages [32, 63] never accessed, ...
  */
 #define testfs_assert_page_age(Log, Name, OlderNs, MaxPages)                   \
-	TESTFS_CR_CHECK_(cr_assert_fail,                                       \
-			 testfs_check_page_age(Log, Name, OlderNs, MaxPages,   \
-					       &testfs_why_))
+	TESTFS_CR_ASSERT_(page_age, Log, Name, OlderNs, MaxPages)
 #define testfs_expect_page_age(Log, Name, OlderNs, MaxPages)                   \
-	TESTFS_CR_CHECK_(cr_expect_fail,                                       \
-			 testfs_check_page_age(Log, Name, OlderNs, MaxPages,   \
-					       &testfs_why_))
+	TESTFS_CR_EXPECT_(page_age, Log, Name, OlderNs, MaxPages)
 
 /**
  * A libtestfs call that returns a negative errno on failure succeeded.

@@ -197,7 +197,7 @@ int log_accessed(const struct testfs_log *log, const char *name,
 void report_usage(struct rnode *parent, const struct testfs_log *log,
 		  const char *name)
 {
-	struct testfs_usage u;
+	struct testfs_usage u = TESTFS_USAGE_INIT;
 	struct rnode *obj;
 
 	if (!testfs_log_traced(log) || testfs_log_usage(log, name, &u, NULL))

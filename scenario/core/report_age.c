@@ -9,7 +9,7 @@
 void report_page_age(struct rnode *parent, const struct testfs_log *log,
 		     const char *name)
 {
-	struct testfs_page_age a;
+	struct testfs_page_age a = TESTFS_PAGE_AGE_INIT;
 	struct rnode *obj, *table, *row;
 	unsigned i;
 

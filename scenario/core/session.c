@@ -286,7 +286,7 @@ static int start(struct scenario_ctx *ctx, struct session **out,
 	struct testfs_config cfg = { 0 };
 	const char *log = param_s(ctx, "log"), *trace, *transport;
 	size_t nextra = 0;
-	struct testfs_settings set;
+	struct testfs_settings set = TESTFS_SETTINGS_INIT;
 	sigset_t alrm, old;
 	int err;
 

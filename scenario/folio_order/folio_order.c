@@ -211,6 +211,7 @@ static void model_windows(struct folio_result *r)
 static void analyse(struct folio_result *r)
 {
 	log_fetched_by_cause(r->log, r->s->file, r->by_cause);
+	r->hist.struct_size = sizeof(r->hist);
 	r->hist_err = testfs_log_histograms(r->log, r->s->file, &r->hist);
 	r->traced = testfs_log_traced(r->log);
 	if (!r->hist_err && r->traced)

@@ -77,6 +77,7 @@ static int touch_phase(struct scenario_ctx *ctx, struct session *s, int prot,
 		err = html_vma(ctx, s->file, t->first, t->last, prot);
 	if (err)
 		return err;
+	t->cs.struct_size = sizeof(t->cs);
 	t->cs_err = testfs_cachestat(s->fs, s->file, 0, 0, &t->cs);
 	err = log_file_view(t->log, s->file, &t->fetched, t->by_cause,
 			    &t->reads);

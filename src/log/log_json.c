@@ -68,7 +68,11 @@ static void log_json_access(struct strbuf *sb, const struct log_record *rec,
 		    rec->access.late);
 }
 
-/* Folios of one order added to the page cache: "folios" tells the kind. */
+/*
+ * Folios of one order added to the page cache: "folios" tells the kind.
+ * A folio record names its pages first_page and npages, never page and
+ * pages: a script that picks read records by "page" keeps working.
+ */
 static void log_json_folio(struct strbuf *sb, const struct log_record *rec,
 			   const char *file)
 {
@@ -78,8 +82,8 @@ static void log_json_folio(struct strbuf *sb, const struct log_record *rec,
 		    rec->seq, rec->folio.folios, (unsigned)rec->folio.order);
 	json_add_cstring(sb, file ? file : "");
 	strbuf_addf(sb,
-		    ",\"ino\":%" PRIu64 ",\"page\":%" PRIu64
-		    ",\"pages\":%" PRIu64 ",\"t_ns\":%" PRIu64
+		    ",\"ino\":%" PRIu64 ",\"first_page\":%" PRIu64
+		    ",\"npages\":%" PRIu64 ",\"t_ns\":%" PRIu64
 		    ",\"end_ns\":%" PRIu64 ",\"pid\":%" PRIu32 "}\n",
 		    rec->folio.ino, rec->folio.first,
 		    rec->folio.last - rec->folio.first + 1, rec->t_ns,
