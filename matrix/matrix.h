@@ -15,6 +15,7 @@
 #include "image.h"
 #include "kernel.h"
 
+struct arch_guest;
 struct jv;
 
 enum run_status { RUN_OK, RUN_FAILED, RUN_SKIPPED };
@@ -53,7 +54,8 @@ struct matrix {
 	bool base_built;
 	bool base_failed;
 	char base_why[512];
-	const char *accel; /* NULL: probe */
+	const char *accel;	  /* NULL: probe */
+	struct arch_guest *arm64; /* arm64 guests' image, made on first use */
 };
 
 /* Runs the command on @r->k (already prepared). */
