@@ -47,24 +47,22 @@ void arch_image_release(const char *path, char *rel, size_t len)
 	static const char key[] = "Linux version ";
 	char buf[1 << 16];
 	size_t have = 0;
-	ssize_t n;
+	ssize_t n = 1;
+	char *p = NULL;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	rel[0] = '\0';
 	if (fd < 0)
 		return;
-	/* Windows of 64 KiB overlapping by the key's length. */
-	while ((n = read(fd, buf + have, sizeof(buf) - 1 - have)) > 0) {
-		char *p;
-
-		have += (size_t)n;
+	/* Windows of 64 KiB; the key's start is kept for the next one. */
+	while (n > 0) {
+		n = read(fd, buf + have, sizeof(buf) - 1 - have);
+		if (n > 0)
+			have += (size_t)n;
 		buf[have] = '\0';
 		p = memmem(buf, have, key, sizeof(key) - 1);
-		if (p && (size_t)(p - buf) + 200 < have) {
-			p += sizeof(key) - 1;
-			snprintf(rel, len, "%.*s", (int)strcspn(p, " "), p);
+		if (p && ((size_t)(p - buf) + 200 < have || n <= 0))
 			break;
-		}
 		if (p) {
 			have -= (size_t)(p - buf);
 			memmove(buf, p, have);
@@ -72,8 +70,13 @@ void arch_image_release(const char *path, char *rel, size_t len)
 			memmove(buf, buf + have - sizeof(key), sizeof(key));
 			have = sizeof(key);
 		}
+		p = NULL;
 	}
 	close(fd);
+	if (p) {
+		p += sizeof(key) - 1;
+		snprintf(rel, len, "%.*s", (int)strcspn(p, " \n"), p);
+	}
 }
 
 bool arch_spec_arm64(const char *spec)

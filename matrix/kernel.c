@@ -99,10 +99,10 @@ static int check_path(const char *spec, char *why, size_t whylen)
 	snprintf(img, sizeof(img), "%s/bzImage", spec);
 	snprintf(tree, sizeof(tree), "%s/arch/x86/boot/bzImage", spec);
 	snprintf(why, whylen,
-		 "%s: a folder without bzImage nor Image (looked for %s: %s; "
-		 "a kernel folder holds bzImage or an arm64 Image and, "
-		 "optionally, config, release and "
-		 "modules/kernel/fs/fuse/fuse.ko)%s%s",
+		 "%s: a folder without bzImage (looked for %s: %s; a kernel "
+		 "folder holds bzImage and, optionally, config, release and "
+		 "modules/kernel/fs/fuse/fuse.ko)%s%s; an arm64 kernel folder "
+		 "holds Image instead",
 		 spec, img,
 		 stat(img, &st) ? strerror(errno) : "not a regular file",
 		 path_is_file(tree) ? "; a kernel build tree: give " : "",
@@ -354,9 +354,9 @@ void kernel_prepare(struct kernel *k, const char *spec)
 				 strerror(errno));
 		else
 			snprintf(k->skip, sizeof(k->skip),
-				 "%s is not an x86 bzImage nor an uncompressed "
-				 "arm64 Image (no bzImage header, no ARM\\x64 "
-				 "magic)",
+				 "%s is not an x86 kernel image (no bzImage "
+				 "header) nor an uncompressed arm64 Image (no "
+				 "ARM\\x64 magic)",
 				 k->image);
 		return;
 	} else if (!k->release[0]) {
@@ -387,18 +387,21 @@ static void list_one(const char *root, const char *name)
 	char dir[PATH_MAX - 32], p[PATH_MAX], caps[512];
 	struct kernel k;
 	struct jv *cv;
+	bool arm64;
 
 	snprintf(dir, sizeof(dir), "%s/kernels/%s", root, name);
 	memset(&k, 0, sizeof(k));
 	from_dir(&k, dir);
 	k.fuse = config_fuse(k.config);
 	k.page_size = 4096;
+	if (!k.release[0] && arch_arm64_image(k.image, NULL))
+		arch_image_release(k.image, k.release, sizeof(k.release));
 	snprintf(p, sizeof(p), "%s/caps.json", dir);
 	read_first_line(p, caps, sizeof(caps));
+	arm64 = arch_arm64_image(k.image, &k.page_size);
 	printf("%-28s %-28s %-6s %2uK pages FUSE %-9s cachestat %-3s THP "
 	       "%-3s\n",
-	       name, k.release[0] ? k.release : "?",
-	       arch_arm64_image(k.image, &k.page_size) ? "arm64" : "x86_64",
+	       name, k.release[0] ? k.release : "?", arm64 ? "arm64" : "x86_64",
 	       k.page_size / 1024,
 	       k.fuse == 'y'   ? "built-in"
 	       : k.fuse == 'm' ? (k.fuse_ko[0] ? "module" : "module?")
