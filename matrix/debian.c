@@ -43,22 +43,47 @@ static bool is_line(const char *s)
 	       !s[a + 1 + strspn(s + a + 1, "0123456789")];
 }
 
+/*
+ * debian:LINE[/FLAVOUR] into @line and @flavour ("amd64" without one);
+ * false when it is not of that form.
+ */
+static bool split_spec(const char *spec, char *line, size_t llen, char *flavour,
+		       size_t flen)
+{
+	const char *slash = strchr(spec + 7, '/');
+
+	snprintf(line, llen, "%.*s",
+		 (int)(slash ? (size_t)(slash - spec - 7) : strlen(spec + 7)),
+		 spec + 7);
+	snprintf(flavour, flen, "%s", slash ? slash + 1 : "amd64");
+	return debian_is_spec(spec) &&
+	       (!strcmp(line, "latest") || is_line(line)) &&
+	       (!slash || !strcmp(flavour, "arm64") ||
+		!strcmp(flavour, "arm64-16k"));
+}
+
 int debian_check_spec(const char *spec, char *why, size_t whylen)
 {
-	if (debian_is_spec(spec) &&
-	    (!strcmp(spec + 7, "latest") || is_line(spec + 7)))
+	char line[64], flavour[64];
+
+	if (split_spec(spec, line, sizeof(line), flavour, sizeof(flavour)))
 		return 0;
 	snprintf(why, whylen,
 		 "unknown kernel '%s': a Debian kernel is debian:LINE (6.1, "
 		 "6.12, 7.3, ...: 'testfs-matrix kernels --available' lists "
-		 "them) or debian:latest",
+		 "them) or debian:latest, for x86-64, or either followed by "
+		 "/arm64 or /arm64-16k for Debian's arm64 images (4 KiB or "
+		 "16 KiB pages)",
 		 spec);
 	return -EINVAL;
 }
 
 void debian_name(const struct debian_kernel *dk, char *name, size_t len)
 {
-	snprintf(name, len, "debian-%s", dk->line);
+	if (strcmp(dk->flavour, "amd64"))
+		snprintf(name, len, "debian-%s-%s", dk->line, dk->flavour);
+	else
+		snprintf(name, len, "debian-%s", dk->line);
 }
 
 /*
@@ -198,12 +223,13 @@ int debian_resolve(const char *spec, struct debian_kernel *dk, char *why,
 {
 	struct image *ims;
 	const struct image *im;
-	char lines[512], latest[32];
-	const char *line = spec + 7;
+	char lines[512], latest[32], want[64], flavour[16];
+	const char *line = want;
 	size_t n;
 	int err = debian_check_spec(spec, why, whylen);
 
 	memset(dk, 0, sizeof(*dk));
+	split_spec(spec, want, sizeof(want), flavour, sizeof(flavour));
 	if (!err)
 		err = apt_ready(false, why, whylen);
 	if (!err)
@@ -213,18 +239,20 @@ int debian_resolve(const char *spec, struct debian_kernel *dk, char *why,
 	lines_of(ims, n, lines, sizeof(lines), latest, sizeof(latest));
 	if (!strcmp(line, "latest"))
 		line = latest;
-	im = newest(ims, n, line, "amd64");
+	im = newest(ims, n, line, flavour);
 	if (!im) {
 		snprintf(why, whylen,
-			 "no Debian suite offers a %s kernel for x86-64 "
-			 "(lines: %s)",
-			 spec + 7, lines[0] ? lines : "none");
+			 "no Debian suite offers a %s kernel of the %s flavour "
+			 "(x86-64 lines: %s)",
+			 line, flavour, lines[0] ? lines : "none");
 		free(ims);
 		return -ENOENT;
 	}
 	snprintf(dk->line, sizeof(dk->line), "%s", im->line);
 	snprintf(dk->package, sizeof(dk->package), "%s", im->pkg);
-	snprintf(dk->release, sizeof(dk->release), "%s-amd64", im->version);
+	snprintf(dk->flavour, sizeof(dk->flavour), "%s", flavour);
+	snprintf(dk->release, sizeof(dk->release), "%s-%s", im->version,
+		 flavour);
 	free(ims);
 	return 0;
 }
@@ -328,10 +356,22 @@ static int keep(const struct debian_kernel *dk, const char *tmp,
 			 b);
 		return -ENOENT;
 	}
-	snprintf(q, sizeof(q), "%s/bzImage", tmp);
-	if (rename(p, q)) {
-		snprintf(why, whylen, "%s: %s", q, strerror(errno));
-		return -errno;
+	if (strcmp(dk->flavour, "amd64")) {
+		/* arm64's vmlinuz is a gzip'd Image: QEMU and the page-size
+		 * check read the Image itself. */
+		snprintf(cmd, sizeof(cmd),
+			 "set -e; if gzip -t '%s' 2>/dev/null; then gzip -dc "
+			 "'%s' > '%s/Image'; else mv '%s' '%s/Image'; fi",
+			 p, p, tmp, p, tmp);
+		err = run_quiet(sh, 300, why, whylen);
+		if (err)
+			return err;
+	} else {
+		snprintf(q, sizeof(q), "%s/bzImage", tmp);
+		if (rename(p, q)) {
+			snprintf(why, whylen, "%s: %s", q, strerror(errno));
+			return -errno;
+		}
 	}
 	snprintf(a, sizeof(a), "boot/config-%s", r);
 	snprintf(b, sizeof(b), "usr/lib/modules/%s/config", r);
@@ -459,8 +499,8 @@ int debian_available(bool refresh)
 	}
 	cache_root(root, sizeof(root));
 	lines_of(ims, n, lines, sizeof(lines), latest, sizeof(latest));
-	printf("Debian kernel lines (debian:latest is debian:%s; x86-64 "
-	       "images are booted, arm64 ones only listed):\n",
+	printf("Debian kernel lines (debian:latest is debian:%s; the arm64 "
+	       "images are debian:LINE/arm64 and debian:LINE/arm64-16k):\n",
 	       latest);
 	for (tok = strtok_r(lines, ", ", &save); tok;
 	     tok = strtok_r(NULL, ", ", &save)) {

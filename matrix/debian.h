@@ -4,9 +4,11 @@
  * kernel line a suite of matrix/apt.c offers) and debian:latest (the
  * newest line). A line resolves to its newest x86-64 image package of the
  * plain flavour (linux-image-VERSION-amd64, the -unsigned one when there
- * is one); the arm64 images (-arm64, -arm64-16k) are listed, not booted.
+ * is one); debian:LINE/arm64 and debian:LINE/arm64-16k to its arm64
+ * images (-arm64, -arm64-16k: 4 KiB and 16 KiB pages, matrix/arch.h).
  * The package is fetched with apt (matrix/apt.h), unpacked with dpkg -x
- * (never installed) into kernels/debian-LINE/ of the cache.
+ * (never installed) into kernels/debian-LINE/ (debian-LINE-arm64/, ...)
+ * of the cache.
  */
 #ifndef TESTFS_MATRIX_DEBIAN_H
 #define TESTFS_MATRIX_DEBIAN_H
@@ -18,12 +20,16 @@ struct debian_kernel {
 	char line[32];	   /* "7.3" */
 	char package[160]; /* the image package */
 	char release[128]; /* its uname -r: "7.3.4+deb13-amd64" */
+	char flavour[16];  /* "amd64", "arm64", "arm64-16k" */
 };
 
 /* Whether @spec is a Debian SPEC ("debian:..."). */
 bool debian_is_spec(const char *spec);
 
-/* Its form: debian:latest or debian:N.N. 0, or -EINVAL with why. */
+/*
+ * Its form: debian:latest or debian:N.N, each optionally followed by
+ * /arm64 or /arm64-16k. 0, or -EINVAL with why.
+ */
 int debian_check_spec(const char *spec, char *why, size_t whylen);
 
 /* The cache folder name of a Debian SPEC's line, once resolved. */

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "json_reader.h"
 #include "jsonv.h"
 #include "matrix.h"
@@ -27,7 +28,7 @@
  * panicked twice in a row with "IO-APIC + timer doesn't work": the
  * boot's timer check counts ticks against a host too slow to give them.
  */
-#define GUEST_CMDLINE "console=ttyS0 panic=-1 quiet no_timer_check"
+#define GUEST_CMDLINE "panic=-1 quiet no_timer_check"
 
 static double now_s(void)
 {
@@ -291,24 +292,58 @@ static void run_host(struct matrix *m, struct run *r)
 	capture_free(&c);
 }
 
-static bool base_image(struct matrix *m, struct run *r)
+/* @r's architecture's guest image (base archive), built once. */
+static const char *base_image(struct matrix *m, struct run *r)
 {
-	if (!m->base_built && !m->base_failed) {
-		snprintf(m->base, sizeof(m->base), "%s/base.cpio", m->workdir);
-		printf("[%s] building the guest image\n", r->k.spec);
-		fflush(stdout);
-		if (image_build_base(&m->bins, strcmp(m->argv[0], "suite") == 0,
-				     m->base, m->base_why, sizeof(m->base_why)))
-			m->base_failed = true;
-		else
-			m->base_built = true;
+	struct arch_guest host = { .base = "" }, *g = &host;
+	bool arm64 = strcmp(r->k.arch, "arm64") == 0;
+
+	if (arm64 && !m->arm64) {
+		m->arm64 = calloc(1, sizeof(*m->arm64));
+		if (!m->arm64) {
+			r->status = RUN_FAILED;
+			snprintf(r->reason, sizeof(r->reason), "out of memory");
+			return NULL;
+		}
+		m->arm64->bins = m->bins;
+		if (arch_arm64_bins(&m->arm64->bins, m->arm64->why,
+				    sizeof(m->arm64->why)))
+			m->arm64->failed = true;
+		snprintf(m->arm64->base, sizeof(m->arm64->base),
+			 "%s/base-arm64.cpio", m->workdir);
 	}
-	if (m->base_failed) {
+	if (arm64) {
+		g = m->arm64;
+	} else {
+		snprintf(m->base, sizeof(m->base), "%s/base.cpio", m->workdir);
+		host.bins = m->bins;
+		host.built = m->base_built;
+		host.failed = m->base_failed;
+		snprintf(host.why, sizeof(host.why), "%s", m->base_why);
+	}
+	if (!g->built && !g->failed) {
+		printf("[%s] building the %sguest image\n", r->k.spec,
+		       arm64 ? "arm64 " : "");
+		fflush(stdout);
+		if (image_build_base(&g->bins, strcmp(m->argv[0], "suite") == 0,
+				     arm64 ? g->base : m->base, g->why,
+				     sizeof(g->why)))
+			g->failed = true;
+		else
+			g->built = true;
+	}
+	if (!arm64) {
+		m->base_built = g->built;
+		m->base_failed = g->failed;
+		snprintf(m->base_why, sizeof(m->base_why), "%s", g->why);
+	}
+	if (g->failed) {
 		r->status = RUN_SKIPPED;
 		snprintf(r->reason, sizeof(r->reason), "no guest image: %s",
-			 m->base_why);
+			 g->why);
+		return NULL;
 	}
-	return m->base_built;
+	return arm64 ? m->arm64->base : m->base;
 }
 
 static void run_guest(struct matrix *m, struct run *r)
@@ -316,34 +351,42 @@ static void run_guest(struct matrix *m, struct run *r)
 	const char *env_smp = getenv("TESTFS_MATRIX_SMP");
 	const char *smp = env_smp && *env_smp ? env_smp : "2";
 	const char *extra = getenv("TESTFS_MATRIX_APPEND");
+	bool arm64 = strcmp(r->k.arch, "arm64") == 0;
+	const char *qemu = arm64 ? QEMU_ARM64 : QEMU;
 	char cmdline[512];
 	char initrd[PATH_MAX], why[512];
-	const char *argv[] = { QEMU,	     "-nodefaults", "-no-user-config",
-			       "-display",   "none",	    "-serial",
-			       "stdio",	     "-monitor",    "none",
-			       "-no-reboot", "-m",	    "2048",
-			       "-smp",	     smp,	    "-accel",
-			       NULL,	     "-kernel",	    r->k.image,
-			       "-initrd",    initrd,	    "-append",
-			       cmdline,	     NULL };
+	const char *base;
+	const char *arm_argv[32];
+	const char *x86_argv[] = {
+		QEMU,	      "-nodefaults", "-no-user-config",
+		"-display",   "none",	     "-serial",
+		"stdio",      "-monitor",    "none",
+		"-no-reboot", "-m",	     "2048",
+		"-smp",	      smp,	     "-accel",
+		NULL,	      "-kernel",     r->k.image,
+		"-initrd",    initrd,	     "-append",
+		cmdline,      NULL
+	};
+	const char **argv = arm64 ? arm_argv : x86_argv;
 	struct capture c;
 	int attempt, err;
 
-	snprintf(cmdline, sizeof(cmdline), "%s%s%s", GUEST_CMDLINE,
-		 extra && *extra ? " " : "", extra ? extra : "");
-	if (!in_path(QEMU)) {
+	snprintf(cmdline, sizeof(cmdline), "console=%s %s%s%s",
+		 arch_console(&r->k), GUEST_CMDLINE, extra && *extra ? " " : "",
+		 extra ? extra : "");
+	if (!in_path(qemu)) {
 		r->status = RUN_SKIPPED;
 		snprintf(r->reason, sizeof(r->reason),
-			 "%s not found (apt-get install qemu-system-x86)",
-			 QEMU);
+			 "%s not found (apt-get install %s)", qemu,
+			 arm64 ? "qemu-system-arm" : "qemu-system-x86");
 		return;
 	}
-	if (!base_image(m, r))
+	base = base_image(m, r);
+	if (!base)
 		return;
 	/* One initrd at a time: a fixed name (a path SPEC has slashes). */
 	snprintf(initrd, sizeof(initrd), "%s/guest.cpio", m->workdir);
-	if (image_for_kernel(m->base, &r->k, m->argv, initrd, why,
-			     sizeof(why))) {
+	if (image_for_kernel(base, &r->k, m->argv, initrd, why, sizeof(why))) {
 		r->status = RUN_FAILED;
 		snprintf(r->reason, sizeof(r->reason), "%s", why);
 		return;
@@ -351,21 +394,24 @@ static void run_guest(struct matrix *m, struct run *r)
 	if (!m->accel)
 		m->accel = kvm_usable() ? "kvm" : "tcg";
 	/* TCG: one host thread per vCPU, where QEMU does not by default. */
-	argv[15] = strcmp(m->accel, "tcg") == 0 ? "tcg,thread=multi" : m->accel;
-	snprintf(r->accel, sizeof(r->accel), "%s", m->accel);
+	x86_argv[15] =
+		strcmp(m->accel, "tcg") == 0 ? "tcg,thread=multi" : m->accel;
+	/* An arm64 guest on this x86-64 machine: always TCG. */
+	arch_arm64_argv(arm_argv, smp, r->k.image, initrd, cmdline);
+	snprintf(r->accel, sizeof(r->accel), "%s", arm64 ? "tcg" : m->accel);
 	for (attempt = 0; attempt < 2; attempt++) {
 		struct capture_opts o = { .argv = argv,
 					  .timeout_s = m->timeout_s,
 					  .label = r->k.spec };
 
 		printf("[%s] booting %s (%s)%s\n", r->k.spec, r->k.release,
-		       m->accel, attempt ? ", second try" : "");
+		       r->accel, attempt ? ", second try" : "");
 		fflush(stdout);
 		err = capture_run(&o, &c);
 		if (err) {
 			r->status = RUN_FAILED;
 			snprintf(r->reason, sizeof(r->reason),
-				 "cannot run %s: %s", QEMU, strerror(-err));
+				 "cannot run %s: %s", qemu, strerror(-err));
 			return;
 		}
 		/* A panic is retried once (TCG has been seen to oops early

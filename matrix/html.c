@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "jsonv.h"
 #include "parse.h"
 #include "matrix.h"
@@ -118,22 +119,28 @@ int matrix_html(const struct matrix *m, const struct run *runs, size_t n,
 	struct htmlrep_kernel *k = calloc(n ? n : 1, sizeof(*k));
 	char **owned = calloc(n ? n : 1, sizeof(*owned));
 	char(*why)[600] = calloc(n ? n : 1, sizeof(*why));
+	char(*rel)[256] = calloc(n ? n : 1, sizeof(*rel));
 	struct strbuf title = STRBUF_INIT;
 	char *page = NULL;
 	size_t i, len = 0;
 	FILE *f;
 	int err = -ENOMEM, j;
 
-	if (!k || !owned || !why)
+	if (!k || !owned || !why || !rel)
 		goto out;
 	strbuf_adds(&title, "testfs-matrix:");
 	for (j = 0; j < m->argc; j++)
 		strbuf_addf(&title, " %s", m->argv[j]);
 	for (i = 0; i < n; i++) {
 		const struct run *r = &runs[i];
+		char arch[64];
 
+		/* Each kernel's architecture and page size beside it. */
+		arch_describe(&r->k, arch, sizeof(arch));
+		snprintf(rel[i], sizeof(rel[i]), "%s%s%s%s", r->k.release,
+			 arch[0] ? " (" : "", arch, arch[0] ? ")" : "");
 		k[i].label = r->k.spec;
-		k[i].release = r->k.release;
+		k[i].release = rel[i];
 		k[i].status = status[r->status];
 		k[i].reason = r->reason;
 		if (r->status != RUN_OK)
@@ -170,6 +177,7 @@ out:
 		free(owned[i]);
 	free(owned);
 	free(why);
+	free(rel);
 	free(k);
 	free(page);
 	strbuf_free(&title);

@@ -16,6 +16,7 @@
 
 #include "capture.h"
 #include "suite_tests.h"
+#include "elfdeps.h"
 
 #ifndef MATRIX_DATADIR
 #define MATRIX_DATADIR "/usr/local/share/testfs"
@@ -167,16 +168,27 @@ static bool try_bin(char *out, size_t len, const char *dir, const char *rel)
 	return exists_x(out);
 }
 
-int bins_find(struct bins *b, char *why, size_t whylen)
+int bins_tests(struct bins *b)
 {
 	/* The build's list of the suite's binaries (meson writes it). */
 	static const char *const suite[] = { MATRIX_SUITE_TESTS };
 	_Static_assert(sizeof(suite) / sizeof(suite[0]) <= MAX_TESTS,
 		       "the suite has more binaries than struct bins holds");
+	unsigned i;
+
+	b->ntests = 0;
+	for (i = 0; i < sizeof(suite) / sizeof(suite[0]); i++)
+		if (try_bin(b->tests[b->ntests], PATH_MAX, b->tests_dir,
+			    suite[i]))
+			b->ntests++;
+	return 0;
+}
+
+int bins_find(struct bins *b, char *why, size_t whylen)
+{
 	char exe[PATH_MAX], dir[PATH_MAX - 64], data[PATH_MAX - 64];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	char *slash;
-	unsigned i;
 
 	memset(b, 0, sizeof(*b));
 	if (n <= 0) {
@@ -197,10 +209,7 @@ int bins_find(struct bins *b, char *why, size_t whylen)
 		snprintf(b->init_sh, sizeof(b->init_sh), "%s/init.sh", dir);
 		snprintf(b->tests_dir, sizeof(b->tests_dir), "%s/../tests",
 			 dir);
-		for (i = 0; i < sizeof(suite) / sizeof(suite[0]); i++)
-			if (try_bin(b->tests[b->ntests], PATH_MAX, b->tests_dir,
-				    suite[i]))
-				b->ntests++;
+		bins_tests(b);
 	} else {
 		try_bin(b->daemon, sizeof(b->daemon), dir, "testfs");
 		try_bin(b->touch, sizeof(b->touch), dir, "testfs-touch");
@@ -234,26 +243,113 @@ int bins_find(struct bins *b, char *why, size_t whylen)
 	return 0;
 }
 
+/*
+ * Adds host file @src as @dst unless @dst is in @seen already. 1 when it
+ * was there, 0 when added, or -errno with why.
+ */
+static int put_lib_once(struct cpio *c, const char *dst, const char *src,
+			char ***seen, size_t *nseen, char *why, size_t whylen)
+{
+	char **ns;
+	size_t i;
+
+	for (i = 0; i < *nseen; i++)
+		if (strcmp((*seen)[i], dst) == 0)
+			return 1;
+	ns = realloc(*seen, (*nseen + 1) * sizeof(*ns));
+	if (!ns)
+		return -ENOMEM;
+	*seen = ns;
+	(*seen)[(*nseen)++] = strdup(dst);
+	if (put_file(c, dst, src, 0755)) {
+		snprintf(why, whylen, "%s: %s", src, strerror(-c->err));
+		return c->err;
+	}
+	return 0;
+}
+
+/*
+ * Another architecture's @bin: what its dynamic section names, found in
+ * @b's sysroot and the multiarch folders, and what those load in turn.
+ */
+static int put_libs_cross(struct cpio *c, const struct bins *b, const char *bin,
+			  char ***seen, size_t *nseen, char *why, size_t whylen)
+{
+	char d[3][PATH_MAX];
+	const char *dirs[] = { d[2],
+			       d[0],
+			       d[1],
+			       "/usr/lib/aarch64-linux-gnu",
+			       "/lib/aarch64-linux-gnu",
+			       "/usr/aarch64-linux-gnu/lib",
+			       NULL };
+	char interp[256], src[PATH_MAX], dst[PATH_MAX + 16];
+	char *names = NULL, *name;
+	size_t n, i;
+	int err;
+
+	snprintf(d[0], sizeof(d[0]), "%s/usr/lib/aarch64-linux-gnu",
+		 b->sysroot);
+	snprintf(d[1], sizeof(d[1]), "%s/lib/aarch64-linux-gnu", b->sysroot);
+	/* The build tree's libraries: its RUNPATH ($ORIGIN/../lib) */
+	err = elf_needed(bin, interp, sizeof(interp), &names, &n, d[2],
+			 sizeof(d[2]));
+	d[2][strcspn(d[2], ":")] = '\0';
+	if (err) {
+		snprintf(why, whylen, "%s: %s", bin,
+			 err == -ENOEXEC ? "not a 64-bit ELF file"
+					 : strerror(-err));
+		return err;
+	}
+	if (interp[0] == '/') {
+		snprintf(dst, sizeof(dst), "%s", interp + 1);
+		if (elf_find_lib(dirs, strrchr(interp, '/') + 1, src,
+				 sizeof(src)))
+			snprintf(src, sizeof(src), "%s", interp);
+		err = put_lib_once(c, dst, src, seen, nseen, why, whylen);
+	}
+	for (i = 0, name = names; err >= 0 && i < n;
+	     i++, name += strlen(name) + 1) {
+		snprintf(dst, sizeof(dst), "matrix/lib/%s", name);
+		if (elf_find_lib(dirs, name, src, sizeof(src))) {
+			snprintf(why, whylen,
+				 "%s loads %s, found in none of %s, %s, "
+				 "/usr/lib/aarch64-linux-gnu (scripts/setup.sh "
+				 "--matrix-arm64)",
+				 bin, name, d[0], d[1]);
+			err = -ENOENT;
+			break;
+		}
+		err = put_lib_once(c, dst, src, seen, nseen, why, whylen);
+		if (err == 0)
+			err = put_libs_cross(c, b, src, seen, nseen, why,
+					     whylen);
+	}
+	free(names);
+	return err < 0 ? err : 0;
+}
+
 /* Adds the shared libraries @bin loads (as ldd resolves them). */
-static int put_libs(struct cpio *c, const char *bin, char ***seen,
-		    size_t *nseen, char *why, size_t whylen)
+static int put_libs(struct cpio *c, const struct bins *b, const char *bin,
+		    char ***seen, size_t *nseen, char *why, size_t whylen)
 {
 	const char *argv[] = { "ldd", bin, NULL };
 	struct capture_opts o = { .argv = argv, .timeout_s = 30 };
 	struct capture cap;
 	char *line, *save = NULL;
-	int err = capture_run(&o, &cap);
+	int err;
 
+	if (b->sysroot[0])
+		return put_libs_cross(c, b, bin, seen, nseen, why, whylen);
+	err = capture_run(&o, &cap);
 	if (err || !cap.text) {
 		snprintf(why, whylen, "ldd %s failed", bin);
 		capture_free(&cap);
 		return err ? err : -EIO;
 	}
-	for (line = strtok_r(cap.text, "\n", &save); line;
+	for (line = strtok_r(cap.text, "\n", &save); line && err >= 0;
 	     line = strtok_r(NULL, "\n", &save)) {
 		char soname[256], path[PATH_MAX], dst[PATH_MAX + 16];
-		char **ns;
-		size_t i;
 
 		if (sscanf(line, " %255s => %4095s", soname, path) == 2) {
 			if (path[0] != '/')
@@ -266,27 +362,10 @@ static int put_libs(struct cpio *c, const char *bin, char ***seen,
 		} else {
 			continue;
 		}
-		for (i = 0; i < *nseen; i++)
-			if (strcmp((*seen)[i], dst) == 0)
-				break;
-		if (i < *nseen)
-			continue;
-		ns = realloc(*seen, (*nseen + 1) * sizeof(*ns));
-		if (!ns) {
-			capture_free(&cap);
-			return -ENOMEM;
-		}
-		*seen = ns;
-		(*seen)[(*nseen)++] = strdup(dst);
-		if (put_file(c, dst, path, 0755)) {
-			snprintf(why, whylen, "%s: %s", path,
-				 strerror(-c->err));
-			capture_free(&cap);
-			return c->err;
-		}
+		err = put_lib_once(c, dst, path, seen, nseen, why, whylen);
 	}
 	capture_free(&cap);
-	return 0;
+	return err < 0 ? err : 0;
 }
 
 /*
@@ -296,20 +375,28 @@ static int put_libs(struct cpio *c, const char *bin, char ***seen,
  * installed for pthread_cancel to work") and every guest run ends with
  * a daemon killed by SIGABRT.
  */
-static void put_libgcc_s(struct cpio *c, char **seen, size_t nseen)
+static void put_libgcc_s(struct cpio *c, const struct bins *b, char **seen,
+			 size_t nseen)
 {
-	static const char *const where[] = {
+	static const char *const host[] = {
 		"/lib/x86_64-linux-gnu/libgcc_s.so.1",
 		"/usr/lib/x86_64-linux-gnu/libgcc_s.so.1",
 		"/lib64/libgcc_s.so.1",
 		"/usr/lib64/libgcc_s.so.1",
 	};
+	static const char *const arm64[] = {
+		"/lib/aarch64-linux-gnu/libgcc_s.so.1",
+		"/usr/lib/aarch64-linux-gnu/libgcc_s.so.1",
+		"/usr/aarch64-linux-gnu/lib/libgcc_s.so.1",
+		"/usr/lib64/libgcc_s.so.1",
+	};
+	const char *const *where = b->sysroot[0] ? arm64 : host;
 	size_t i;
 
 	for (i = 0; i < nseen; i++)
 		if (strcmp(seen[i], "matrix/lib/libgcc_s.so.1") == 0)
 			return;
-	for (i = 0; i < sizeof(where) / sizeof(where[0]); i++)
+	for (i = 0; i < sizeof(host) / sizeof(host[0]); i++)
 		if (access(where[i], R_OK) == 0) {
 			put_file(c, "matrix/lib/libgcc_s.so.1", where[i], 0755);
 			return;
@@ -353,19 +440,21 @@ int image_build_base(const struct bins *b, bool with_suite, const char *path,
 		snprintf(dst, sizeof(dst), "matrix/bin/%s",
 			 base_name(guest_bins[i]));
 		put_file(&c, dst, guest_bins[i], 0755);
-		err = put_libs(&c, guest_bins[i], &seen, &nseen, why, whylen);
+		err = put_libs(&c, b, guest_bins[i], &seen, &nseen, why,
+			       whylen);
 	}
 	if (!err)
-		put_libgcc_s(&c, seen, nseen);
+		put_libgcc_s(&c, b, seen, nseen);
 	if (!err && exists_x(b->fusermount)) {
 		put_file(&c, "usr/bin/fusermount3", b->fusermount, 04755);
-		err = put_libs(&c, b->fusermount, &seen, &nseen, why, whylen);
+		err = put_libs(&c, b, b->fusermount, &seen, &nseen, why,
+			       whylen);
 	}
 	for (i = 0; with_suite && i < b->ntests && !err; i++) {
 		snprintf(dst, sizeof(dst), "matrix/tests/%s",
 			 base_name(b->tests[i]));
 		put_file(&c, dst, b->tests[i], 0755);
-		err = put_libs(&c, b->tests[i], &seen, &nseen, why, whylen);
+		err = put_libs(&c, b, b->tests[i], &seen, &nseen, why, whylen);
 	}
 	if (!err && c.err) {
 		err = c.err;

@@ -36,6 +36,10 @@ struct bins {
 	char tests_dir[PATH_MAX]; /* "" when not run from the build tree */
 	char tests[MAX_TESTS][PATH_MAX];
 	unsigned ntests;
+	/* Another architecture's binaries (matrix/arch.h): their sysroot,
+	 * whose libraries and the machine's multiarch ones they load. "":
+	 * the host's, whose libraries ldd finds. */
+	char sysroot[PATH_MAX];
 };
 
 /*
@@ -44,6 +48,9 @@ struct bins {
  * folder). -ENOENT with the reason in @why if one is missing.
  */
 int bins_find(struct bins *b, char *why, size_t whylen);
+
+/* The suite's ra_* binaries of @b->tests_dir into @b->tests. 0. */
+int bins_tests(struct bins *b);
 
 /*
  * Writes the base archive to @path, with the suite's binaries and their

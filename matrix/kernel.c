@@ -14,6 +14,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "cache.h"
 #include "debian.h"
 #include "jsonv.h"
@@ -27,8 +28,18 @@ static void spec_to_name(const char *spec, char *name, size_t len)
 
 	snprintf(name, len, "%s", spec);
 	for (i = 0; name[i]; i++)
-		if (name[i] == ':')
+		if (name[i] == ':' || name[i] == '/')
 			name[i] = '-';
+}
+
+/* A kernel folder's image: bzImage (x86-64) or Image (arm64). */
+static bool dir_image(const char *dir, char *img, size_t len)
+{
+	snprintf(img, len, "%s/bzImage", dir);
+	if (path_is_file(img))
+		return true;
+	snprintf(img, len, "%s/Image", dir);
+	return path_is_file(img);
 }
 
 static bool cached(const char *name, char *dir, size_t len)
@@ -38,8 +49,7 @@ static bool cached(const char *name, char *dir, size_t len)
 
 	cache_root(root, sizeof(root));
 	snprintf(dir, len, "%s/kernels/%s", root, name);
-	snprintf(img, sizeof(img), "%s/bzImage", dir);
-	return path_is_file(img);
+	return dir_image(dir, img, sizeof(img));
 }
 
 /* What a file that is neither a regular file nor a folder is. */
@@ -84,14 +94,15 @@ static int check_path(const char *spec, char *why, size_t whylen)
 			 spec, file_kind(st.st_mode));
 		return -EINVAL;
 	}
-	snprintf(img, sizeof(img), "%s/bzImage", spec);
-	if (path_is_file(img))
+	if (dir_image(spec, img, sizeof(img)))
 		return 0;
+	snprintf(img, sizeof(img), "%s/bzImage", spec);
 	snprintf(tree, sizeof(tree), "%s/arch/x86/boot/bzImage", spec);
 	snprintf(why, whylen,
 		 "%s: a folder without bzImage (looked for %s: %s; a kernel "
 		 "folder holds bzImage and, optionally, config, release and "
-		 "modules/kernel/fs/fuse/fuse.ko)%s%s",
+		 "modules/kernel/fs/fuse/fuse.ko)%s%s; an arm64 kernel folder "
+		 "holds Image instead",
 		 spec, img,
 		 stat(img, &st) ? strerror(errno) : "not a regular file",
 		 path_is_file(tree) ? "; a kernel build tree: give " : "",
@@ -210,7 +221,7 @@ static void from_dir(struct kernel *k, const char *dir)
 {
 	char p[PATH_MAX];
 
-	snprintf(k->image, sizeof(k->image), "%s/bzImage", dir);
+	dir_image(dir, k->image, sizeof(k->image));
 	snprintf(p, sizeof(p), "%s/config", dir);
 	if (path_is_file(p))
 		snprintf(k->config, sizeof(k->config), "%s", p);
@@ -242,7 +253,8 @@ static void prepare_debian(struct kernel *k)
 		return;
 	}
 	debian_name(&dk, k->name, sizeof(k->name));
-	if (strcmp(k->spec + 7, dk.line))
+	if (strncmp(k->spec + 7, dk.line, strcspn(k->spec + 7, "/")) ||
+	    strcspn(k->spec + 7, "/") != strlen(dk.line))
 		printf("[%s] is debian:%s (%s)\n", k->spec, dk.line,
 		       dk.package);
 	if (!cached(k->name, dir, sizeof(dir))) {
@@ -295,9 +307,14 @@ void kernel_prepare(struct kernel *k, const char *spec)
 	k->fuse = '?';
 	if (strcmp(spec, "host") == 0) {
 		k->host = true;
-		if (uname(&u) == 0)
+		if (uname(&u) == 0) {
 			snprintf(k->release, sizeof(k->release), "%s",
 				 u.release);
+			snprintf(k->arch, sizeof(k->arch), "%s",
+				 strcmp(u.machine, "aarch64") ? u.machine
+							      : "arm64");
+		}
+		k->page_size = (unsigned)sysconf(_SC_PAGESIZE);
 		k->fuse = access("/dev/fuse", F_OK) == 0 ? 'y' : 'n';
 		if (k->fuse == 'n')
 			snprintf(k->skip, sizeof(k->skip),
@@ -314,7 +331,14 @@ void kernel_prepare(struct kernel *k, const char *spec)
 		lab_not_built(spec, k->skip, sizeof(k->skip));
 	if (k->skip[0])
 		return;
-	if (!bzimage_release(k->image, rel, sizeof(rel))) {
+	snprintf(k->arch, sizeof(k->arch), "x86_64");
+	k->page_size = 4096;
+	if (arch_arm64_image(k->image, &k->page_size)) {
+		snprintf(k->arch, sizeof(k->arch), "arm64");
+		if (!k->release[0])
+			arch_image_release(k->image, k->release,
+					   sizeof(k->release));
+	} else if (!bzimage_release(k->image, rel, sizeof(rel))) {
 		struct stat st;
 
 		if (stat(k->image, &st))
@@ -331,12 +355,13 @@ void kernel_prepare(struct kernel *k, const char *spec)
 		else
 			snprintf(k->skip, sizeof(k->skip),
 				 "%s is not an x86 kernel image (no bzImage "
-				 "header)",
+				 "header) nor an uncompressed arm64 Image (no "
+				 "ARM\\x64 magic)",
 				 k->image);
 		return;
-	}
-	if (!k->release[0])
+	} else if (!k->release[0]) {
 		snprintf(k->release, sizeof(k->release), "%s", rel);
+	}
 	k->fuse = config_fuse(k->config);
 	if (k->fuse == 'n')
 		snprintf(k->skip, sizeof(k->skip),
@@ -362,15 +387,22 @@ static void list_one(const char *root, const char *name)
 	char dir[PATH_MAX - 32], p[PATH_MAX], caps[512];
 	struct kernel k;
 	struct jv *cv;
+	bool arm64;
 
 	snprintf(dir, sizeof(dir), "%s/kernels/%s", root, name);
 	memset(&k, 0, sizeof(k));
 	from_dir(&k, dir);
 	k.fuse = config_fuse(k.config);
+	k.page_size = 4096;
+	if (!k.release[0] && arch_arm64_image(k.image, NULL))
+		arch_image_release(k.image, k.release, sizeof(k.release));
 	snprintf(p, sizeof(p), "%s/caps.json", dir);
 	read_first_line(p, caps, sizeof(caps));
-	printf("%-28s %-28s FUSE %-9s cachestat %-3s THP %-3s\n", name,
-	       k.release[0] ? k.release : "?",
+	arm64 = arch_arm64_image(k.image, &k.page_size);
+	printf("%-28s %-28s %-6s %2uK pages FUSE %-9s cachestat %-3s THP "
+	       "%-3s\n",
+	       name, k.release[0] ? k.release : "?", arm64 ? "arm64" : "x86_64",
+	       k.page_size / 1024,
 	       k.fuse == 'y'   ? "built-in"
 	       : k.fuse == 'm' ? (k.fuse_ko[0] ? "module" : "module?")
 	       : k.fuse == 'n' ? "no"
@@ -414,10 +446,10 @@ static int kernels_list(void)
 		n = 0;
 	}
 	for (i = 0; i < n; i++) {
-		char img[PATH_MAX + 300];
+		char d[PATH_MAX + 300], img[PATH_MAX + 320];
 
-		snprintf(img, sizeof(img), "%s/%s/bzImage", p, ents[i]->d_name);
-		if (ents[i]->d_name[0] != '.' && path_is_file(img))
+		snprintf(d, sizeof(d), "%s/%s", p, ents[i]->d_name);
+		if (ents[i]->d_name[0] != '.' && dir_image(d, img, sizeof(img)))
 			list_one(root, ents[i]->d_name);
 		free(ents[i]);
 	}

@@ -5,11 +5,13 @@
  *	host            the running kernel, no VM
  *	debian:LINE     Debian's kernel image of that line (6.1, 6.12,
  *	debian:latest   7.3, ...: matrix/debian.h), fetched with apt and
- *	                unpacked with dpkg -x
+ *	                unpacked with dpkg -x; debian:LINE/arm64 and
+ *	                debian:LINE/arm64-16k its arm64 images (arch.h)
  *	lab:NAME, ...   any other kernel already in the cache (kernels/NAME
  *	                with ':' written '-')
- *	PATH            an x86_64 bzImage, or a folder laid out like a
- *	                cache entry (bzImage, config, modules/)
+ *	PATH            an x86_64 bzImage or an arm64 Image, or a folder
+ *	                laid out like a cache entry (bzImage or Image,
+ *	                config, modules/)
  *
  * The cache and its layout: matrix/cache.h.
  */
@@ -28,6 +30,8 @@ struct kernel {
 	char config[PATH_MAX];	/* "" unknown */
 	char fuse_ko[PATH_MAX]; /* "" none needed or none found */
 	char release[128];
+	char arch[16];	    /* "x86_64", "arm64" */
+	unsigned page_size; /* the kernel's, in bytes; 0 unknown */
 	char fuse;	 /* 'y' built in, 'm' module, 'n' absent, '?' unknown */
 	char skip[1024]; /* non-empty: not runnable, this is why */
 	bool fetch_failed; /* skipped because fetching it failed */

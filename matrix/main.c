@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "debian.h"
 #include "lab.h"
 #include "lava.h"
@@ -60,11 +61,17 @@ static void usage(FILE *f)
 	      "Debian's x86-64\n"
 	      "      image of that kernel line from any suite, fetched with "
 	      "apt into the\n"
-	      "      cache and reused) or debian:latest (the newest line); a "
-	      "kernel in the\n"
-	      "      cache (lab:6.12 -> kernels/lab-6.12); or a path to a "
-	      "bzImage (config\n"
-	      "      and modules/ beside it are optional).\n"
+	      "      cache and reused) or debian:latest (the newest line); "
+	      "either with\n"
+	      "      /arm64 or /arm64-16k: its arm64 image (4 or 16 KiB pages), "
+	      "booted with\n"
+	      "      qemu-system-aarch64 under TCG (scripts/setup.sh "
+	      "--matrix-arm64 makes\n"
+	      "      the arm64 build it needs, build-arm64); a kernel in the "
+	      "cache\n"
+	      "      (lab:6.12 -> kernels/lab-6.12); or a path to a bzImage or "
+	      "an arm64\n"
+	      "      Image (config and modules/ beside it are optional).\n"
 	      "      A lab SPEC (lab:6.12, lab:6.12+vma-limit, "
 	      "lab:7.3+vma-limit-conditional,\n"
 	      "      lab:7.3+NAME of a --patch build)\n"
@@ -128,8 +135,9 @@ static void usage(FILE *f)
 	      "job.yaml\n"
 	      "\n"
 	      "  --kernel SPEC   a kernel to run on (repeatable)\n"
-	      "  --json FILE     every run: spec, release, status, reason, "
-	      "seconds, result\n"
+	      "  --json FILE     every run: spec, release, arch, page_size, "
+	      "status, reason,\n"
+	      "                  seconds, result\n"
 	      "  --ktap FILE     KTAP version 1, one subtest per kernel\n"
 	      "  --html FILE     one page, the kernels' page maps on the same "
 	      "scale\n"
@@ -184,6 +192,8 @@ static int check_kernels(const char *const *specs, size_t n)
 			needs |= NEED_GUEST | NEED_CACHE;
 		if (debian_is_spec(specs[i]))
 			needs |= NEED_DEBIAN;
+		if (arch_spec_arm64(specs[i]))
+			needs |= NEED_ARM64;
 	}
 	if (prereq_check(needs, "testfs-matrix"))
 		return 1;

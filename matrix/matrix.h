@@ -17,6 +17,7 @@
 #include "image.h"
 #include "kernel.h"
 
+struct arch_guest;
 struct jv;
 
 enum run_status { RUN_OK, RUN_FAILED, RUN_SKIPPED };
@@ -55,7 +56,8 @@ struct matrix {
 	bool base_built;
 	bool base_failed;
 	char base_why[512];
-	const char *accel; /* NULL: probe */
+	const char *accel;	  /* NULL: probe */
+	struct arch_guest *arm64; /* arm64 guests' image, made on first use */
 };
 
 /* The line that ends a run: its status, time, reason, console tail. */

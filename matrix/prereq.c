@@ -14,6 +14,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "cache.h"
 
 /* Free disk a command needs in the cache, in GiB. */
@@ -25,6 +26,7 @@ struct missing {
 	char pkgs[1024]; /* the packages that install them */
 	size_t tlen, plen;
 	unsigned n;
+	bool setup; /* scripts/setup.sh makes a piece that is no package */
 };
 
 static void add(struct missing *m, const char *what, const char *pkg,
@@ -112,6 +114,29 @@ static void disk(struct missing *m, const char *dir, unsigned gib,
 	add(m, what, NULL, role);
 }
 
+/* testfs built for arm64, and the arm64 busybox in its sysroot. */
+static void arm64_build(struct missing *m)
+{
+	char dir[2048], p[2100], what[2200];
+
+	if (!arch_arm64_build(dir, sizeof(dir))) {
+		snprintf(what, sizeof(what), "testfs built for arm64 in %s",
+			 dir);
+		add(m, what, NULL,
+		    "the arm64 guests' testfs (scripts/setup.sh "
+		    "--matrix-arm64 builds it)");
+		m->setup = true;
+		return;
+	}
+	snprintf(p, sizeof(p), "%s/sysroot/bin/busybox", dir);
+	if (!static_elf(p)) {
+		add(m, p, NULL,
+		    "the arm64 guests' shell (scripts/setup.sh --matrix-arm64 "
+		    "unpacks busybox-static:arm64 there)");
+		m->setup = true;
+	}
+}
+
 int prereq_check(unsigned needs, const char *who)
 {
 	static const char *const guest[][3] = {
@@ -135,6 +160,12 @@ int prereq_check(unsigned needs, const char *who)
 		{ "xz", "xz-utils", "unpacks the source" },
 		{ "flock", "util-linux", "one build of a variant at a time" },
 	};
+	static const char *const arm64[][3] = {
+		{ "qemu-system-aarch64", "qemu-system-arm",
+		  "boots the arm64 guests" },
+		{ "aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu",
+		  "builds testfs for arm64" },
+	};
 	struct missing m = { .n = 0 };
 	char root[2048], why[2300];
 
@@ -143,6 +174,10 @@ int prereq_check(unsigned needs, const char *who)
 		if (!static_elf("/bin/busybox"))
 			add(&m, "/bin/busybox, statically linked",
 			    "busybox-static", "the guests' shell and tools");
+	}
+	if (needs & NEED_ARM64) {
+		tools(&m, arm64, sizeof(arm64) / sizeof(arm64[0]));
+		arm64_build(&m);
 	}
 	if (needs & NEED_DEBIAN)
 		tools(&m, debian, sizeof(debian) / sizeof(debian[0]));
@@ -172,10 +207,16 @@ int prereq_check(unsigned needs, const char *who)
 	fprintf(stderr, "%s: %u thing%s this command needs %s missing:\n%s",
 		who, m.n, m.n == 1 ? "" : "s", m.n == 1 ? "is" : "are", m.text);
 	if (m.plen)
-		fprintf(stderr,
-			"Install %s with:\n  apt-get install -y%s\n(or run "
-			"scripts/setup.sh --%s in testfs's source tree)\n",
+		fprintf(stderr, "Install %s with:\n  apt-get install -y%s\n",
 			m.plen > strcspn(m.pkgs + 1, " ") + 1 ? "them" : "it",
-			m.pkgs, needs & NEED_BUILD ? "lab" : "matrix");
+			m.pkgs);
+	if (m.plen || m.setup)
+		fprintf(stderr,
+			"%sscripts/setup.sh --%s in testfs's source tree%s\n",
+			m.plen ? "(or run " : "Run ",
+			needs & NEED_BUILD   ? "lab"
+			: needs & NEED_ARM64 ? "matrix-arm64"
+					     : "matrix",
+			m.plen ? ")" : "");
 	return 1;
 }

@@ -13,6 +13,8 @@ enum prereq_need {
 	NEED_GUEST = 2,	 /* QEMU and a static busybox for the guests */
 	NEED_DEBIAN = 4, /* apt and dpkg for Debian's kernels, free disk */
 	NEED_BUILD = 8,	 /* the kernel build's tools and headers, disk */
+	NEED_ARM64 = 16, /* arm64 guests: qemu-system-aarch64, the cross
+			    compiler, testfs built for arm64 (arch.h) */
 };
 
 /*

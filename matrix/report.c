@@ -10,6 +10,7 @@
 #include "json.h"
 #include "strbuf.h"
 #include "jsonv.h"
+#include "arch.h"
 #include "matrix.h"
 #include "outfile.h"
 
@@ -96,7 +97,11 @@ char *ktap_document(const struct run *runs, size_t n, const char *what)
 		    n);
 	for (i = 0; i < n; i++) {
 		const struct run *r = &runs[i];
+		char arch[64];
 
+		arch_describe(&r->k, arch, sizeof(arch));
+		if (arch[0])
+			strbuf_addf(&sb, "# %s: %s\n", r->k.spec, arch);
 		if (r->ktap && r->status != RUN_SKIPPED) {
 			strbuf_adds(&sb, r->ktap);
 			strbuf_addf(&sb, "%s %zu %s\n",
@@ -139,6 +144,12 @@ char *json_document(const struct matrix *m, const struct run *runs, size_t n)
 		json_add_cstring(&sb, r->k.spec);
 		strbuf_adds(&sb, ",\"release\":");
 		add_str_or_null(&sb, r->k.release[0] ? r->k.release : NULL);
+		strbuf_adds(&sb, ",\"arch\":");
+		add_str_or_null(&sb, r->k.arch[0] ? r->k.arch : NULL);
+		if (r->k.page_size)
+			strbuf_addf(&sb, ",\"page_size\":%u", r->k.page_size);
+		else
+			strbuf_adds(&sb, ",\"page_size\":null");
 		strbuf_addf(&sb, ",\"status\":\"%s\",\"reason\":",
 			    status_name[r->status]);
 		json_add_cstring(&sb, r->reason);
@@ -447,6 +458,12 @@ void print_table(const struct matrix *m, const struct run *runs, size_t n)
 		snprintf(cells[i], sizeof(cells[i]), "%s",
 			 runs[i].k.release[0] ? runs[i].k.release : "?");
 	row("release", cells, nn, false);
+	for (i = 0; i < nn; i++) {
+		arch_describe(&runs[i].k, cells[i], sizeof(cells[i]));
+		if (!cells[i][0])
+			snprintf(cells[i], sizeof(cells[i]), "?");
+	}
+	row("arch, page size", cells, nn, false);
 	for (i = 0; i < nn; i++)
 		snprintf(cells[i], sizeof(cells[i]), "%s %.1f s",
 			 status_name[runs[i].status], runs[i].seconds);

@@ -119,4 +119,6 @@ void cleanup_work(struct matrix *m)
 {
 	if (m->workdir[0])
 		remove_tree(m->workdir);
+	free(m->arm64);
+	m->arm64 = NULL;
 }

@@ -29,6 +29,22 @@ test_packages=(chromium zlib1g-dev qemu-system-x86 busybox-static python3
 matrix_packages=(qemu-system-x86 busybox-static apt dpkg xz-utils)
 
 # shellcheck disable=SC2034
+# arm64 guests (scripts/setup.sh --matrix-arm64): the cross compiler and
+# qemu-system-aarch64; the arm64 libraries come through multiarch
+# (scripts/setup-arm64.sh: arm64_libraries, arm64_sysroot_packages).
+arm64_packages=(gcc-aarch64-linux-gnu qemu-system-arm)
+# shellcheck disable=SC2034
+# arm64 libraries installed beside the host's (Multi-Arch: same).
+arm64_libraries=(libfuse3-dev:arm64 liburing-dev:arm64)
+# shellcheck disable=SC2034
+# arm64 packages that cannot be installed beside the host's (Criterion's
+# libnanomsg5 is not Multi-Arch: same; busybox-static and fuse3 are
+# programs): unpacked (dpkg -x) into build-arm64's sysroot with the
+# libraries they depend on that are not installed.
+arm64_sysroot_packages=(libcriterion3:arm64 libcriterion-dev:arm64
+	busybox-static:arm64 fuse3:arm64)
+
+# shellcheck disable=SC2034
 # Lab kernel builds (scripts/setup.sh --lab, testfs-matrix build/bisect).
 lab_packages=(gcc make ccache flex bison bc patch tar xz-utils util-linux
 	libelf-dev libssl-dev)

@@ -484,6 +484,87 @@ Test(matrix_cli, missing_tools_are_listed_up_front)
 }
 
 /*
+ * An arm64 Image (booting.rst: "ARM\x64" at 0x38; flags at 24, bits 1-2
+ * the page size: 2 is 16 KiB) in @dir/@name/Image.
+ */
+static void fake_arm64_kernel(const char *name, unsigned page_code)
+{
+	unsigned char hdr[0x400] = { 0 };
+	char path[160];
+	FILE *f;
+
+	memcpy(hdr + 0x38, "ARM\x64", 4);
+	hdr[24] = (unsigned char)(page_code << 1);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/%s/Image", dir, name);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fwrite(hdr, 1, sizeof(hdr), f);
+	fputs("Linux version 7.3.4-test-16k (a fake) #1 SMP\n", f);
+	fclose(f);
+}
+
+/*
+ * An arm64 kernel without qemu-system-aarch64, the cross compiler and
+ * the arm64 build: one message listing the three, before any work; a
+ * malformed arm64 SPEC is a usage error.
+ */
+Test(matrix_cli, an_arm64_kernel_without_its_tools_lists_them)
+{
+	char path[128], *out;
+	const char *guest[] = { "--kernel", path, "scenario", "vma-boundary",
+				NULL };
+	const char *bad[] = { "--kernel", "debian:7.3/arm32", "scenario",
+			      "vma-boundary", NULL };
+
+	fake_arm64_kernel("arm16k", 2);
+	snprintf(path, sizeof(path), "%s/arm16k", dir);
+	setenv("TESTFS_CACHE", dir, 1);
+	setenv("TESTFS_MATRIX_ARM64_BUILD", "/nonexistent", 1);
+	setenv("PATH", "/nonexistent", 1);
+	cr_assert_eq(run(guest, &out, 30), 1, "%s", out);
+	cr_expect(out && strstr(out, "qemu-system-aarch64 (package "
+				     "qemu-system-arm)"),
+		  "%s", out);
+	cr_expect(out && strstr(out, "(package gcc-aarch64-linux-gnu)"), "%s",
+		  out);
+	cr_expect(out && strstr(out, "testfs built for arm64 in /nonexistent"),
+		  "%s", out);
+	cr_expect(out && strstr(out, "setup.sh --matrix-arm64"), "%s", out);
+	cr_expect(out && !strstr(out, "booting"), "%s", out);
+	free(out);
+	cr_assert_eq(run(bad, &out, 30), 2, "%s", out);
+	cr_expect(out && strstr(out, "/arm64-16k"), "%s", out);
+	free(out);
+	unsetenv("TESTFS_MATRIX_ARM64_BUILD");
+}
+
+/* The cache's kernels say their architecture and page size. */
+Test(matrix_cli, kernels_lists_each_page_size)
+{
+	char kdir[128], *out;
+	const char *list[] = { "kernels", NULL };
+
+	snprintf(kdir, sizeof(kdir), "%s/kernels", dir);
+	mkdir(kdir, 0755);
+	snprintf(kdir, sizeof(kdir), "kernels/a16k");
+	fake_arm64_kernel(kdir, 2);
+	snprintf(kdir, sizeof(kdir), "kernels/a64k");
+	fake_arm64_kernel(kdir, 3);
+	snprintf(kdir, sizeof(kdir), "kernels/x86");
+	fake_kernel(kdir, "CONFIG_FUSE_FS=y\n");
+	setenv("TESTFS_CACHE", dir, 1);
+	cr_assert_eq(run(list, &out, 30), 0, "%s", out);
+	cr_expect(out && strstr(out, "7.3.4-test-16k") &&
+			  strstr(out, "arm64  16K pages"),
+		  "%s", out);
+	cr_expect(out && strstr(out, "arm64  64K pages"), "%s", out);
+	cr_expect(out && strstr(out, "x86_64  4K pages"), "%s", out);
+	free(out);
+}
+
+/*
  * A new user's machine: no ~/.cache at all, and a Debian mirror that
  * does not answer. The cache folder is made with its parents, the run
  * stops before any guest with exit 1 and a reason that names the command
