@@ -308,8 +308,8 @@ int lava_write_jobs(struct matrix *m, struct run *runs, struct lava_job *jobs,
  * What a run of lava-job or --lava checks before any work: the command,
  * the binaries, the kernels (default: Debian's, no host). 0, 1 or 2.
  */
-static int lava_prepare(struct matrix *m, const char *const *specs,
-			size_t nspec, struct run **runs, size_t *np)
+int lava_prepare(struct matrix *m, const char *const *specs, size_t nspec,
+		 struct run **runs, size_t *np)
 {
 	static const char *const defaults[] = { "debian:6.1", "debian:6.12",
 						"debian:latest" };
@@ -392,16 +392,4 @@ int cmd_lava_job(struct matrix *m, const char *const *specs, size_t nspec,
 	free(jobs);
 	free(runs);
 	return status;
-}
-
-int lava_main(struct matrix *m, const char *const *specs, size_t nspec,
-	      struct lava_opts *o, struct run **runs, size_t *n)
-{
-	int status = lava_check_opts(o, true);
-
-	if (!status)
-		status = lava_prepare(m, specs, nspec, runs, n);
-	if (status)
-		return status;
-	return lava_run_all(m, *runs, *n, o);
 }

@@ -47,6 +47,12 @@ char *lava_log_console(const char *text, size_t len, size_t *out_len);
  * command is a --lava run (else lava-job).
  */
 int lava_check_opts(struct lava_opts *o, bool for_lava);
+/*
+ * The kernels of @specs resolved and their guest images and jobs written
+ * to the artifacts folder: *@runs (malloc'd) and *@np. 0, 1 or 2.
+ */
+int lava_prepare(struct matrix *m, const char *const *specs, size_t nspec,
+		 struct run **runs, size_t *np);
 
 /* Makes the run's scratch folder (m->workdir). 0, or 1 after a message. */
 int lava_workdir(struct matrix *m);

@@ -495,3 +495,15 @@ out:
 	free(jobs);
 	return status;
 }
+
+int lava_main(struct matrix *m, const char *const *specs, size_t nspec,
+	      struct lava_opts *o, struct run **runs, size_t *n)
+{
+	int status = lava_check_opts(o, true);
+
+	if (!status)
+		status = lava_prepare(m, specs, nspec, runs, n);
+	if (status)
+		return status;
+	return lava_run_all(m, *runs, *n, o);
+}

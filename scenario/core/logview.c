@@ -119,6 +119,14 @@ static int model_predicted(const struct ra_model *m,
 	return err;
 }
 
+/* The model of @s's file, read-ahead window and request size. */
+int session_ra_model(const struct session *s, enum ra_policy policy,
+		     struct ra_model *m)
+{
+	return ra_model_init(m, s->file_pages, s->ra_pages, s->max_pages,
+			     policy);
+}
+
 int session_predict(const struct session *s, enum ra_policy policy,
 		    int (*drive)(struct ra_model *m, const void *arg),
 		    const void *arg, const struct read_list *reads,

@@ -415,13 +415,6 @@ int session_start(struct scenario_ctx *ctx, struct session **s,
 	return start(ctx, s, file, size, ra_kb, model, NULL);
 }
 
-int session_ra_model(const struct session *s, enum ra_policy policy,
-		     struct ra_model *m)
-{
-	return ra_model_init(m, s->file_pages, s->ra_pages, s->max_pages,
-			     policy);
-}
-
 int session_start_params(struct scenario_ctx *ctx, struct session **s,
 			 const char *file)
 {

@@ -42,6 +42,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "log_record.h"
 #include "page_age.h"
 
 /* Buckets of the request and order histograms. */
@@ -136,15 +137,38 @@ struct an_log {
 /* The rules above, for whoever needs one of them alone. */
 bool an_fetches(uint64_t pages, bool failed, bool direct);
 bool an_read_fetches(const struct an_read *r);
-bool an_is_access(unsigned type, uint64_t first, uint64_t last);
-bool an_wasted_known(bool traced, bool reads_traced, bool read_triggered);
-/* floor(log2(@v)) (0 for 0), at most AN_BUCKETS - 1. */
-unsigned an_log2_bucket(uint64_t v);
-/* The bucket of a folio order: @order, at most AN_BUCKETS - 1. */
-unsigned an_order_bucket(unsigned order);
+/* The access rule: a one-page fault-around is an access, wider is mapped. */
+static inline bool an_is_access(unsigned type, uint64_t first, uint64_t last)
+{
+	return type != LOG_ACCESS_MAP || first == last;
+}
+
+static inline bool an_wasted_known(bool traced, bool reads_traced,
+				   bool read_triggered)
+{
+	return traced && (reads_traced || !read_triggered);
+}
+
 /* floor(log2(@v)) for @v > 0, 0 for 0: the one log2 of the tree's
  * histograms (page_age.c's buckets too). */
-unsigned an_log2(uint64_t v);
+static inline unsigned an_log2(uint64_t v)
+{
+	return v ? 63u - (unsigned)__builtin_clzll(v) : 0;
+}
+
+/* floor(log2(@v)) (0 for 0), at most AN_BUCKETS - 1. */
+static inline unsigned an_log2_bucket(uint64_t v)
+{
+	unsigned b = an_log2(v);
+
+	return b < AN_BUCKETS ? b : AN_BUCKETS - 1;
+}
+
+/* The bucket of a folio order: @order, at most AN_BUCKETS - 1. */
+static inline unsigned an_order_bucket(unsigned order)
+{
+	return order < AN_BUCKETS ? order : AN_BUCKETS - 1;
+}
 
 /* Add a read / an access, in log order; on no memory, @l->oom is set. */
 void an_add_read(struct an_log *l, const struct an_read *r);

@@ -23,33 +23,6 @@ bool an_read_fetches(const struct an_read *r)
 	return an_fetches(r->pages, r->failed, r->direct);
 }
 
-bool an_is_access(unsigned type, uint64_t first, uint64_t last)
-{
-	return type != LOG_ACCESS_MAP || first == last;
-}
-
-bool an_wasted_known(bool traced, bool reads_traced, bool read_triggered)
-{
-	return traced && (reads_traced || !read_triggered);
-}
-
-unsigned an_log2(uint64_t v)
-{
-	return v ? 63u - (unsigned)__builtin_clzll(v) : 0;
-}
-
-unsigned an_log2_bucket(uint64_t v)
-{
-	unsigned b = an_log2(v);
-
-	return b < AN_BUCKETS ? b : AN_BUCKETS - 1;
-}
-
-unsigned an_order_bucket(unsigned order)
-{
-	return order < AN_BUCKETS ? order : AN_BUCKETS - 1;
-}
-
 static void ranges_add(struct an_log *l, struct an_ranges *r, uint64_t first,
 		       uint64_t last)
 {
