@@ -234,8 +234,10 @@ static void interval(struct sweep *s, uint64_t p, uint64_t q, uint64_t lo,
 	uint64_t i;
 
 	sort_in = s->in;
-	qsort(s->fact, s->nfact, sizeof(*s->fact), fetch_time_cmp);
-	qsort(s->aact, s->naact, sizeof(*s->aact), access_time_cmp);
+	if (s->nfact)
+		qsort(s->fact, s->nfact, sizeof(*s->fact), fetch_time_cmp);
+	if (s->naact)
+		qsort(s->aact, s->naact, sizeof(*s->aact), access_time_cmp);
 	for (k = 0; k < s->nfact; k++) {
 		uint64_t span = 0;
 
@@ -295,10 +297,13 @@ int age_compute(const struct age_input *in, uint64_t lo, uint64_t hi,
 		if (cut_range(&s, in->a[i].first, in->a[i].last, lo, hi))
 			s.aby[naby++] = i;
 	sort_in = in;
-	qsort(s.cuts, s.ncuts, sizeof(*s.cuts), u64_cmp);
+	if (s.ncuts)
+		qsort(s.cuts, s.ncuts, sizeof(*s.cuts), u64_cmp);
 	s.ncuts = dedup(s.cuts, s.ncuts);
-	qsort(s.fby, nfby, sizeof(*s.fby), fetch_first_cmp);
-	qsort(s.aby, naby, sizeof(*s.aby), access_first_cmp);
+	if (nfby)
+		qsort(s.fby, nfby, sizeof(*s.fby), fetch_first_cmp);
+	if (naby)
+		qsort(s.aby, naby, sizeof(*s.aby), access_first_cmp);
 	for (i = 0; i < s.ncuts; i++) {
 		uint64_t p = s.cuts[i];
 		uint64_t q = i + 1 < s.ncuts ? s.cuts[i + 1] - 1 : hi;

@@ -255,7 +255,8 @@ int an_histograms(struct an_log *l, struct an_hist *out)
 	       sizeof(out->request_pages));
 	/* Each window: its reads in log order, the first one's asked order
 	 * and the first allocated order known. */
-	qsort(l->w, l->nw, sizeof(*l->w), window_cmp);
+	if (l->nw) /* qsort() wants an array, even of none */
+		qsort(l->w, l->nw, sizeof(*l->w), window_cmp);
 	for (i = 0; i < l->nw; i = j) {
 		int alloc = -1;
 
