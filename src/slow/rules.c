@@ -318,11 +318,14 @@ static void decide_error(struct rule_set *rs, const char *file, uint64_t first,
 			rs->err_off[noff++] = hit;
 		}
 	}
-	/* Room: the rules switched off and those gathered are distinct. */
-	more = rs->err_off + noff;
+	/*
+	 * Room (err_off holds as many as there are rules): the rules switched
+	 * off and those gathered are distinct.
+	 */
 	for (k = 0;
 	     !fired && noff == ERR_SWITCH_LIMIT && k < rs->err_ix.nblocks;
 	     k++) {
+		more = rs->err_off + noff;
 		n = rule_index_matches(&rs->err_ix, k, file, first, last, more);
 		qsort(more, n, sizeof(*more), cmp_hit_rule);
 		for (i = 0; i < n && !fired; i++)
