@@ -369,6 +369,28 @@ Test(matrix_cli, outputs_through_a_symlink_keep_the_link)
 	}
 }
 
+/*
+ * Standard output, a pipe here, named as /dev/stdout or /dev/fd/1: each
+ * output goes into it after the table (the link reads "pipe:[ino]", which
+ * was taken for a missing file: ENOENT, exit status 1).
+ */
+Test(matrix_cli, outputs_onto_standard_output)
+{
+	const char *names[] = { "/dev/stdout", "/dev/fd/1" };
+	char *out;
+	unsigned i, k;
+
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < 3; i++) {
+			cr_expect_eq(run_output(out_opts[i], names[k], &out), 0,
+				     "%s %s: %s", out_opts[i], names[k], out);
+			cr_expect(strstr(out, out_heads[i]) &&
+					  strstr(out, "skipped"),
+				  "%s %s: %s", out_opts[i], names[k], out);
+			free(out);
+		}
+}
+
 /* A scratch node of /dev/full (1, 7): never the real one. */
 Test(matrix_cli, a_full_device_is_an_error_and_stays_a_device)
 {
