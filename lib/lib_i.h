@@ -79,6 +79,8 @@ struct testfs_log {
 	/* Kernel correlation: the header said the tracer was on. */
 	bool traced;
 	bool reads_traced; /* --trace-reads */
+	/* The kernel had no readahead:* events: no read names its trigger. */
+	bool no_causes;
 	/* Why the daemon does not trace (.testfs/config), or NULL. */
 	char *trace_why;
 	/* The files the daemon serves (file pointers into strings). */

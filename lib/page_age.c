@@ -62,7 +62,7 @@ int lib_page_age(const struct testfs_log *log, const char *name,
 	if (err)
 		return err;
 	err = age_compute(age_of(&l), 0, UINT64_MAX, older_ns, &h, NULL);
-	triggered = l.nf && l.f[0].read_triggered;
+	triggered = l.nf && (l.f[0].read_triggered || l.f[0].trigger_unknown);
 	an_free(&l);
 	if (err)
 		return err;

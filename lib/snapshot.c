@@ -358,6 +358,7 @@ int testfs_log_snapshot(struct testfs_mount *fs, struct testfs_log **out)
 	log->lost = hdr.lost;
 	log->traced = (hdr.flags & LOG_BIN_TRACED) != 0;
 	log->reads_traced = (hdr.flags & LOG_BIN_TRACE_READS) != 0;
+	log->no_causes = log->traced && (hdr.flags & LOG_BIN_NO_CAUSES) != 0;
 	log->folios_traced =
 		log->traced && (hdr.flags & LOG_BIN_TRACE_FOLIOS) != 0;
 	if (!log->traced) {

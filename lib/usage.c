@@ -26,6 +26,7 @@ int lib_analyse(const struct testfs_log *log, const char *name,
 		if (!lib_is_read_of(&log->recs[i], name))
 			continue;
 		lib_an_read(&log->recs[i], &rd);
+		rd.trigger_unknown = log->no_causes;
 		an_add_read(l, &rd);
 	}
 	for (i = 0; i < log->naccess; i++) {

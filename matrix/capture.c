@@ -358,11 +358,41 @@ char *capture_tail(const struct capture *c, unsigned lines)
 	return strndup(s + i, n - i);
 }
 
+/* The console's first line that shows a panic or an oops, or NULL. */
+static const char *panic_line(const struct capture *c)
+{
+	static const char *const signs[] = { "Kernel panic",
+					     "Oops:", "invalid opcode:" };
+	const char *first = NULL, *p;
+	size_t i;
+
+	if (!c->text)
+		return NULL;
+	for (i = 0; i < sizeof(signs) / sizeof(signs[0]); i++) {
+		p = strstr(c->text, signs[i]);
+		if (p && (!first || p < first))
+			first = p;
+	}
+	return first;
+}
+
 bool capture_panicked(const struct capture *c)
 {
-	return c->text &&
-	       (strstr(c->text, "Kernel panic") || strstr(c->text, "Oops:") ||
-		strstr(c->text, "invalid opcode:"));
+	return panic_line(c) != NULL;
+}
+
+void capture_panic_why(const struct capture *c, char *out, size_t len)
+{
+	const char *p = panic_line(c);
+	size_t n;
+
+	if (!len)
+		return;
+	out[0] = '\0';
+	if (!p)
+		return;
+	n = strcspn(p, "\r\n");
+	snprintf(out, len, "%.*s", (int)(n < 200 ? n : 200), p);
 }
 
 void capture_free(struct capture *c)

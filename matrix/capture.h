@@ -66,6 +66,10 @@ char *capture_tail(const struct capture *c, unsigned lines);
 /* Whether the text shows a kernel panic or oops. */
 bool capture_panicked(const struct capture *c);
 
+/* The console's first panic or oops line, at most 200 bytes, into @out
+ * ("" if none). */
+void capture_panic_why(const struct capture *c, char *out, size_t len);
+
 void capture_free(struct capture *c);
 
 /* Decodes base64 @in into @out (room for 3 * len / 4 + 3); the bytes. */

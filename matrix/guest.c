@@ -195,13 +195,21 @@ void run_collect(struct matrix *m, struct run *r, const struct capture *c)
 		return;
 	}
 	if (!c->done || !st) {
-		set_failed(r, c, "%s",
-			   capture_panicked(c)
-				   ? "the kernel panicked before the command "
-				     "finished"
-			   : c->booted ? "the command did not finish "
-					 "(the runner's output stops early)"
-				       : "the kernel did not reach /init");
+		char why[256];
+
+		capture_panic_why(c, why, sizeof(why));
+		if (why[0])
+			set_failed(r, c,
+				   "the kernel panicked before the command "
+				   "finished: %s",
+				   why);
+		else
+			set_failed(r, c, "%s",
+				   c->booted
+					   ? "the command did not finish "
+					     "(the runner's output stops "
+					     "early)"
+					   : "the kernel did not reach /init");
 		return;
 	}
 	if (err) {
@@ -415,11 +423,14 @@ static void run_guest(struct matrix *m, struct run *r)
 			return;
 		}
 		/* A panic is retried once (TCG has been seen to oops early
-		 * in boot); a hang is not: it already cost the time limit. */
+		 * in boot, and 6.1 and 6.12 guests to lock up now and then:
+		 * init.sh makes a lockup panic); a hang past the time limit
+		 * is not: it already cost the time limit. */
 		if (c.done || c.timed_out || !capture_panicked(&c) || attempt)
 			break;
-		printf("[%s] the kernel panicked; booting it again\n",
-		       r->k.spec);
+		capture_panic_why(&c, why, sizeof(why));
+		printf("[%s] the kernel panicked (%s); booting it again\n",
+		       r->k.spec, why);
 		capture_free(&c);
 	}
 	run_collect(m, r, &c);

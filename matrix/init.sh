@@ -16,6 +16,11 @@ mount -t tmpfs tmpfs /dev/shm
 mount -t devpts devpts /dev/pts
 # Only emergencies on the console: kernel messages would cut the frames.
 echo 1 > /proc/sys/kernel/printk
+# A guest kernel that locks up (a CPU stuck in the kernel, a task blocked
+# for 120 s) panics at once instead of eating the time limit silently:
+# testfs-matrix then boots it again and says why.
+echo 1 > /proc/sys/kernel/softlockup_panic 2>/dev/null
+echo 1 > /proc/sys/kernel/hung_task_panic 2>/dev/null
 [ -f /lib/modules/fuse.ko ] && insmod /lib/modules/fuse.ko
 echo "@@testfs-matrix booted $(uname -r)"
 export LD_LIBRARY_PATH=/matrix/lib

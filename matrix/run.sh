@@ -163,6 +163,11 @@ requirement() {
 		grep -q '"readahead_events":true' "$work/caps.json" ||
 			echo "needs the readahead:* tracepoints, which this kernel lacks"
 		;;
+	ra_page_age)
+		# Ages end at accesses: faults and lookups come from filemap:*.
+		grep -q '"filemap_events":true' "$work/caps.json" ||
+			echo "needs the filemap:* tracepoints (accesses), which this kernel lacks"
+		;;
 	esac
 }
 

@@ -197,6 +197,9 @@ struct log_bin_header {
 #define LOG_BIN_TRACE_READS 0x2
 /* ... and folios entering the page cache with their order (LOG_FOLIO). */
 #define LOG_BIN_TRACE_FOLIOS 0x4
+/* ... on a kernel without the readahead:* events: no read names its cause
+ * or its trigger (read(2) may have started any of them). */
+#define LOG_BIN_NO_CAUSES 0x8
 
 _Static_assert(sizeof(struct log_bin_header) == 64, "64-byte header");
 

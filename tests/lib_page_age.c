@@ -266,3 +266,28 @@ Test(page_age_fake, read_accesses_not_traced)
 	cr_assert_null(strstr(why, "not traced"), "%s", why);
 	free(why);
 }
+
+/*
+ * A kernel without the readahead:* events names no read's trigger
+ * (log.bin flag 0x8): read(2) may have started any window, so without
+ * read(2) tracing the result says the accesses may be missing.
+ */
+Test(page_age_fake, trigger_unknown_without_readahead_events)
+{
+	struct testfs_page_age a;
+	struct testfs_usage u = TESTFS_USAGE_INIT;
+	struct fake f;
+
+	fake_init(&f);
+	fetch(&f, 0, 8, 1 * MS, 2 * MS);
+	f.log.no_causes = true;
+	a = age_of(&f);
+	cr_assert(a.reads_untraced, "no trigger named: read(2) may have");
+	testfs_assert_ok(testfs_log_usage(&f.log, "f.bin", &u, NULL));
+	cr_assert_not(u.wasted_known);
+	f.log.reads_traced = true;
+	a = age_of(&f);
+	cr_assert_not(a.reads_untraced);
+	testfs_assert_ok(testfs_log_usage(&f.log, "f.bin", &u, NULL));
+	cr_assert(u.wasted_known);
+}

@@ -886,6 +886,44 @@ Test(matrix_cli, decode_reads_a_console_log)
 }
 
 /*
+ * A guest that locked up: init.sh makes a soft lockup panic, and the run's
+ * reason quotes the panic line (the console as debian:6.1 printed it).
+ */
+Test(matrix_cli, a_panicked_guest_says_why)
+{
+	char logp[128], json[128], *out;
+	const char *args[] = { "--json", json, "decode", logp, NULL };
+	const char *why;
+	struct jv *v;
+	FILE *f;
+
+	snprintf(logp, sizeof(logp), "%s/panic.log", dir);
+	snprintf(json, sizeof(json), "%s/panic.json", dir);
+	f = fopen(logp, "w");
+	cr_assert_not_null(f);
+	fputs("@@testfs-matrix booted 6.1.0-57-amd64\n"
+	      "@@testfs-matrix begin command\nc3VpdGUK\n"
+	      "@@testfs-matrix end command 6\n"
+	      "@@testfs-matrix progress ra_congestion\n"
+	      "[   76.563682] watchdog: BUG: soft lockup - CPU#1 stuck for "
+	      "45s! [testfs:387]\n"
+	      "[   76.571002] Kernel panic - not syncing: softlockup: hung "
+	      "tasks\n",
+	      f);
+	fclose(f);
+	cr_assert_eq(run(args, &out, 30), 1, "%s", out);
+	v = read_json(json);
+	cr_assert_str_eq(jv_str(v, "runs.0.status"), "failed");
+	why = jv_str(v, "runs.0.reason");
+	cr_assert(why && strstr(why, "the kernel panicked before the command "
+				     "finished: Kernel panic - not syncing: "
+				     "softlockup: hung tasks"),
+		  "%s", why ? why : "(no reason)");
+	jv_free(v);
+	free(out);
+}
+
+/*
  * A KTAP version 1 reader (Documentation/dev-tools/ktap.rst): each level
  * indented 4 spaces more, opened by "KTAP version 1", its plan "1..N",
  * results "ok|not ok K name" numbered 1..N, "# ..." diagnostics. Returns

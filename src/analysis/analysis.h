@@ -63,6 +63,9 @@ struct an_read {
 	bool late;	  /* the correlator marked it late */
 	bool by_read;	  /* readahead started by read(2) */
 	bool attributed;  /* with a known cause: the fields above count */
+	/* The kernel cannot name its trigger (no readahead:* events): read(2)
+	 * may have started it. */
+	bool trigger_unknown;
 };
 
 /* One access record of the log. */
@@ -90,7 +93,8 @@ struct an_file {
 	struct age_input age; /* for page_age.h's age_compute() */
 	uint64_t late_accesses;
 	uint64_t late_reads;
-	bool read_triggered; /* a window started by read(2) */
+	bool read_triggered;  /* a window started by read(2) */
+	bool trigger_unknown; /* a read no kernel event explains */
 };
 
 struct an_usage {
@@ -100,7 +104,9 @@ struct an_usage {
 	uint64_t wasted; /* fetched, neither accessed nor mapped */
 	uint64_t late_accesses;
 	uint64_t late_reads;
+	/* read(2) started readahead here, or may have: trigger_unknown. */
 	bool read_triggered;
+	bool trigger_unknown; /* no read(2) trigger proven, one possible */
 };
 
 struct an_hist {

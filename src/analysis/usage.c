@@ -173,6 +173,7 @@ void an_add_read(struct an_log *l, const struct an_read *r)
 	l->oom |= f->age.oom;
 	f->late_reads += r->attributed && r->late;
 	f->read_triggered |= r->attributed && r->by_read;
+	f->trigger_unknown |= r->trigger_unknown && !r->direct;
 }
 
 int an_usage(struct an_log *l, size_t i, struct an_usage *out,
@@ -210,7 +211,8 @@ int an_usage(struct an_log *l, size_t i, struct an_usage *out,
 	out->wasted = ranges_subtract(l, &f->fetched, &touched, &rest);
 	out->late_accesses = f->late_accesses;
 	out->late_reads = f->late_reads;
-	out->read_triggered = f->read_triggered;
+	out->read_triggered = f->read_triggered || f->trigger_unknown;
+	out->trigger_unknown = f->trigger_unknown && !f->read_triggered;
 	free(touched.v);
 	if (l->oom) {
 		free(rest.v);

@@ -14,6 +14,7 @@
 struct feed {
 	struct an_log l;
 	uint32_t page_size;
+	bool causes; /* the kernel's readahead:* events name causes */
 };
 
 /* Hands @rec to the layer, the file's inode as its key. */
@@ -57,6 +58,7 @@ static void visit(void *arg, const struct log_record *rec)
 			    .attributed =
 				    rec->read.attr.cause != LOG_CAUSE_UNKNOWN &&
 				    rec->read.attr.cause < LOG_CAUSE_COUNT,
+			    .trigger_unknown = !fd->causes,
 		    });
 }
 
@@ -179,6 +181,11 @@ static int add_file(struct strbuf *sb, struct an_log *l, size_t i, bool traced,
 		strbuf_adds(
 			sb,
 			"null,\"wasted_why\":\"no kernel tracing: accesses are not seen\"");
+	else if (!an_wasted_known(traced, reads_traced, u.read_triggered) &&
+		 u.trigger_unknown)
+		strbuf_adds(
+			sb,
+			"null,\"wasted_why\":\"this kernel cannot tell whether read(2) started readahead here (no readahead:* events) and read(2) accesses are not traced (--trace-reads)\"");
 	else if (!an_wasted_known(traced, reads_traced, u.read_triggered))
 		strbuf_adds(
 			sb,
@@ -195,10 +202,10 @@ static int add_file(struct strbuf *sb, struct an_log *l, size_t i, bool traced,
 }
 
 int usage_render(struct log_ring *ring, uint64_t from, uint32_t page_size,
-		 bool traced, bool reads_traced, usage_name_fn name_of,
-		 void *ctx, struct strbuf *sb)
+		 bool traced, bool reads_traced, bool causes,
+		 usage_name_fn name_of, void *ctx, struct strbuf *sb)
 {
-	struct feed fd = { AN_LOG_INIT, page_size ? page_size : 4096 };
+	struct feed fd = { AN_LOG_INIT, page_size ? page_size : 4096, causes };
 	struct an_hist h;
 	int err = 0;
 	size_t i;

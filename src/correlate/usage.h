@@ -24,12 +24,14 @@ typedef const char *(*usage_name_fn)(void *ctx, uint64_t ino);
  *	"histograms":{...}
  * (no braces around it). "wasted" is null, with a "wasted_why", when the
  * accesses were not seen: without @traced (no kernel tracing), or for a
- * file whose readahead read(2) started without @reads_traced; so is
+ * file whose readahead read(2) started without @reads_traced (or may
+ * have started: without @causes, the kernel's readahead:* events, no read
+ * names its trigger); so is
  * "page_age" (src/analysis/page_age.h) without @traced. Returns 0
  * or -ENOMEM.
  */
 int usage_render(struct log_ring *ring, uint64_t from, uint32_t page_size,
-		 bool traced, bool reads_traced, usage_name_fn name_of,
-		 void *ctx, struct strbuf *sb);
+		 bool traced, bool reads_traced, bool causes,
+		 usage_name_fn name_of, void *ctx, struct strbuf *sb);
 
 #endif

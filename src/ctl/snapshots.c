@@ -106,6 +106,8 @@ static void render_log_bin(struct testfs *t, struct strbuf *sb)
 		hdr.flags |= LOG_BIN_TRACE_READS;
 	if (t->corr && correlator_traces_folios(t->corr))
 		hdr.flags |= LOG_BIN_TRACE_FOLIOS;
+	if (t->corr && !correlator_causes(t->corr, NULL, 0))
+		hdr.flags |= LOG_BIN_NO_CAUSES;
 	memcpy(sb->data, &hdr, sizeof(hdr));
 }
 
@@ -188,8 +190,9 @@ static void render_trace_stats(struct testfs *t, struct strbuf *sb)
 	}
 	usage_render(&t->log, atomic_load(&t->log.clear_pos), t->page_size,
 		     t->corr != NULL,
-		     t->corr && correlator_traces_reads(t->corr), usage_name, t,
-		     sb);
+		     t->corr && correlator_traces_reads(t->corr),
+		     t->corr && correlator_causes(t->corr, NULL, 0), usage_name,
+		     t, sb);
 }
 
 /*
