@@ -28,14 +28,9 @@ if [ $# -ne 2 ] || [ ! -d "$1" ] || [ ! -r "$2" ]; then
 fi
 build=$(cd "$1" && pwd)
 page=$2
-if [ "$(id -u)" != 0 ]; then
-	echo "SKIP: the example raises read_ahead_kb (root)"
-	exit 77
-fi
-if [ ! -c /dev/fuse ] || ! command -v fusermount3 >/dev/null; then
-	echo "SKIP: no /dev/fuse or fusermount3"
-	exit 77
-fi
+# shellcheck source=tests/tutorial/require.sh
+. "$(dirname "$0")/require.sh"
+require_root_fuse "the example raises read_ahead_kb (root)"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/testfs-test.c-example.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -107,11 +102,11 @@ for try in 1 2 3; do
 	matched=0
 	[ "$status" != 0 ] && [ "$fails" = 1 ] &&
 		grep -qxF -- "$message" "$work/said" && matched=1
-	[ $matched = 1 ] && break
+	[ "$matched" = 1 ] && break
 	echo "run $try: the example's failures ($fails, status $status):"
 	sed 's/^/    /' "$work/out"
 done
-if [ $matched = 1 ]; then
+if [ "$matched" = 1 ]; then
 	echo "the example of $page fails as the page shows: $message"
 	exit 0
 fi
