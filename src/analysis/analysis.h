@@ -20,6 +20,16 @@
  *   so a one-page range is that page. A mapping of more pages touched one
  *   of them without saying which: its pages are "mapped", not accessed
  *   (an_is_access(); page_age.h applies the same rule).
+ * - A fault on a page of a large folio maps the whole folio: finish_fault()
+ *   (mm/memory.c, since 6.11) sets the PTEs of every page of the folio
+ *   when it lies inside the VMA and one page table, so the folio's other
+ *   pages fault no more. Its pages are "mapped" (an_end()). The folio is
+ *   the one the folio records (LOG_FOLIO) put there last, up to
+ *   AGE_LEAD_NS after the fault: the folio the fault read when it found
+ *   the page missing, else the one it found. The trace does not say where the
+ *   VMA is: a folio that crosses the VMA's edge or a page-table boundary is
+ *   mapped one page at a time by the kernel, and its pages that are never
+ *   touched count as mapped here, not wasted.
  * - Per file: fetched, accessed and mapped are the pages their ranges
  *   cover; mapped leaves out the accessed pages; wasted are the fetched
  *   pages neither accessed nor mapped. Wasted is known only with tracing,
@@ -78,6 +88,20 @@ struct an_range {
 	uint64_t first, last;
 };
 
+/* Folios of 2^order pages the kernel added to the page cache, adjacent. */
+struct an_folio {
+	uint64_t file;
+	uint64_t first, last; /* pages */
+	uint64_t t_ns;	      /* when the first was added */
+	unsigned order;
+};
+
+/* A fault record: the pages [first, last] faulted on in [t_ns, end_ns]. */
+struct an_fault {
+	uint64_t first, last;
+	uint64_t t_ns, end_ns;
+};
+
 struct an_ranges {
 	struct an_range *v;
 	size_t n, cap;
@@ -87,6 +111,11 @@ struct an_ranges {
 struct an_file {
 	uint64_t key;
 	struct an_ranges fetched, accessed, mapped;
+	struct an_folio *folios; /* large ones only, in log order */
+	size_t nfolios, capfolios;
+	struct an_fault *faults;
+	size_t nfaults, capfaults;
+	bool ended; /* an_end() mapped the faults' folios */
 	struct age_input age; /* for page_age.h's age_compute() */
 	uint64_t late_accesses;
 	uint64_t late_reads;
@@ -170,9 +199,19 @@ static inline unsigned an_order_bucket(unsigned order)
 	return order < AN_BUCKETS ? order : AN_BUCKETS - 1;
 }
 
-/* Add a read / an access, in log order; on no memory, @l->oom is set. */
+/*
+ * Add a read / an access / a folio record, in log order; on no memory,
+ * @l->oom is set. Then an_end() before reading any figure.
+ */
 void an_add_read(struct an_log *l, const struct an_read *r);
 void an_add_access(struct an_log *l, const struct an_access *a);
+void an_add_folio(struct an_log *l, const struct an_folio *f);
+
+/*
+ * After the last add: the rules that need the whole log (a fault maps its
+ * large folio). Once; later calls do nothing.
+ */
+void an_end(struct an_log *l);
 
 /*
  * The usage of file @i (0 .. @l->nf - 1, in the order the log first named
