@@ -267,9 +267,9 @@ Test(folio_orders, exact_with_mmap_and_reads_mixed)
 				     0, "wrong bytes read in [%llu, +%zu)",
 				     (unsigned long long)off, len);
 		}
-		testfs_assert_ok(testfs_extents_add(
-			&touched, off / TESTFS_PAGE_SIZE,
-			(off + len - 1) / TESTFS_PAGE_SIZE));
+		testfs_assert_ok(
+			testfs_extents_add(&touched, off / TESTFS_PAGE_SIZE,
+					   (off + len - 1) / TESTFS_PAGE_SIZE));
 	}
 	close(fd);
 	testfs_assert_ok(testfs_settle(fs, 0));
@@ -288,8 +288,7 @@ Test(folio_orders, exact_with_mmap_and_reads_mixed)
 		    "%llu wasted",
 		    MIXED, (unsigned long long)touched.pages,
 		    (unsigned long long)u.accessed,
-		    (unsigned long long)u.mapped,
-		    (unsigned long long)u.wasted);
+		    (unsigned long long)u.mapped, (unsigned long long)u.wasted);
 	testfs_unmap(&m);
 	testfs_extents_free(&touched);
 	testfs_extents_free(&wasted);

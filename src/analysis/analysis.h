@@ -5,8 +5,9 @@
  * (src/correlate/usage.c) and libtestfs returns it from
  * testfs_log_usage(), testfs_log_histograms() and testfs_log_page_age()
  * (lib/usage.c), which the scenarios call. It knows neither: each caller
- * hands it its reads and accesses, in log order, as plain struct an_read
- * and struct an_access, and reads the figures back.
+ * hands it its reads, accesses and folio records, in log order, as plain
+ * struct an_read, struct an_access and struct an_folio, calls an_end(),
+ * and reads the figures back.
  *
  * The rules, stated here only:
  *
@@ -115,7 +116,7 @@ struct an_file {
 	size_t nfolios, capfolios;
 	struct an_fault *faults;
 	size_t nfaults, capfaults;
-	bool ended; /* an_end() mapped the faults' folios */
+	bool ended;	      /* an_end() mapped the faults' folios */
 	struct age_input age; /* for page_age.h's age_compute() */
 	uint64_t late_accesses;
 	uint64_t late_reads;

@@ -142,9 +142,9 @@ void an_add_access(struct an_log *l, const struct an_access *a)
 		return;
 	if (array_grow((void **)&f->faults, &f->capfaults, f->nfaults,
 		       sizeof(*f->faults)))
-		f->faults[f->nfaults++] = (struct an_fault){ a->first, a->last,
-							     a->t_ns,
-							     a->end_ns };
+		f->faults[f->nfaults++] =
+			(struct an_fault){ a->first, a->last, a->t_ns,
+					   a->end_ns };
 	else
 		l->oom = true;
 }
