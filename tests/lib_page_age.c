@@ -292,7 +292,8 @@ Test(page_age_fake, read_accesses_not_traced)
  * the folio records hold last, up to 100 ms after the fault: the one the
  * fault found (pages 0-63), the one it read after an eviction (64-79:
  * the old order-4 folio is gone), none when the only record comes later
- * (80-95: that fetch is another one's).
+ * (80-95: that fetch is another one's). Fault-around maps the large
+ * folios its range touches whole too (96-127).
  */
 Test(page_age_fake, fault_maps_its_large_folio)
 {
@@ -300,7 +301,7 @@ Test(page_age_fake, fault_maps_its_large_folio)
 	struct testfs_usage u = TESTFS_USAGE_INIT;
 	struct testfs_page_age a;
 	struct fake f;
-	int64_t ages[96];
+	int64_t ages[128];
 	char buf[128];
 
 	fake_init(&f);
@@ -318,12 +319,16 @@ Test(page_age_fake, fault_maps_its_large_folio)
 	touch(&f, TESTFS_ACCESS_FAULT, 80, 80, 700 * MS);
 	fetch(&f, 80, 16, 900 * MS, 901 * MS);
 	folios(&f, 80, 95, 4, 900 * MS);
+	/* fault-around maps every large folio it touches whole (7.x) */
+	fetch(&f, 96, 32, 10 * MS, 11 * MS);
+	folios(&f, 96, 127, 5, 10 * MS);
+	touch(&f, TESTFS_ACCESS_MAP, 100, 103, 13 * MS);
 
 	cr_assert_eq(testfs_log_usage(&f.log, "f.bin", &u, &wasted), 0);
 	cr_assert(u.wasted_known);
-	cr_assert_eq(u.fetched, 96);
+	cr_assert_eq(u.fetched, 128);
 	cr_assert_eq(u.accessed, 4);
-	cr_assert_eq(u.mapped, 15 + 31 + 3, "mapped %llu",
+	cr_assert_eq(u.mapped, 15 + 31 + 3 + 32, "mapped %llu",
 		     (unsigned long long)u.mapped);
 	cr_assert_eq(u.wasted, 16 + 12 + 15);
 	testfs_extents_format(&wasted, buf, sizeof(buf));
@@ -331,11 +336,11 @@ Test(page_age_fake, fault_maps_its_large_folio)
 	testfs_extents_free(&wasted);
 
 	a = age_of(&f);
-	cr_assert_eq(a.pages, 112);
-	cr_assert_eq(a.mapped, 49);
+	cr_assert_eq(a.pages, 144);
+	cr_assert_eq(a.mapped, 81);
 	cr_assert_eq(a.late, 1);
 	cr_assert_eq(a.never, 16 + 16 + 12 + 16);
-	cr_assert_eq(testfs_log_page_ages(&f.log, "f.bin", 0, 96, ages), 0);
+	cr_assert_eq(testfs_log_page_ages(&f.log, "f.bin", 0, 128, ages), 0);
 	cr_assert_eq(ages[0], TESTFS_AGE_MAPPED);
 	cr_assert_eq(ages[5], (int64_t)(1 * MS));
 	cr_assert_eq(ages[16], TESTFS_AGE_NEVER);
@@ -344,4 +349,6 @@ Test(page_age_fake, fault_maps_its_large_folio)
 	cr_assert_eq(ages[66], TESTFS_AGE_LATE);
 	cr_assert_eq(ages[68], TESTFS_AGE_NEVER);
 	cr_assert_eq(ages[81], TESTFS_AGE_NEVER);
+	cr_assert_eq(ages[96], TESTFS_AGE_MAPPED);
+	cr_assert_eq(ages[127], TESTFS_AGE_MAPPED);
 }

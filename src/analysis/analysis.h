@@ -24,13 +24,15 @@
  * - A fault on a page of a large folio maps the whole folio: finish_fault()
  *   (mm/memory.c, since 6.11) sets the PTEs of every page of the folio
  *   when it lies inside the VMA and one page table, so the folio's other
- *   pages fault no more. Its pages are "mapped" (an_end()). The folio is
- *   the one the folio records (LOG_FOLIO) put there last, up to
- *   AGE_LEAD_NS after the fault: the folio the fault read when it found
- *   the page missing, else the one it found. The trace does not say where the
- *   VMA is: a folio that crosses the VMA's edge or a page-table boundary is
- *   mapped one page at a time by the kernel, and its pages that are never
- *   touched count as mapped here, not wasted.
+ *   pages fault no more; so does fault-around (filemap_map_folio_range(),
+ *   7.x) for every large folio its range touches, past the range. Their
+ *   pages are "mapped" (an_end()). The folio is the one the folio records
+ *   (LOG_FOLIO) put there last, for a fault up to AGE_LEAD_NS after it
+ *   (the folio the fault read when it found the page missing, else the
+ *   one it found), for a fault-around before it ended. The trace does not say
+ * where the VMA is: a folio that crosses the VMA's edge or a page-table
+ * boundary is mapped one page at a time by the kernel, and its pages that are
+ * never touched count as mapped here, not wasted.
  * - Per file: fetched, accessed and mapped are the pages their ranges
  *   cover; mapped leaves out the accessed pages; wasted are the fetched
  *   pages neither accessed nor mapped. Wasted is known only with tracing,
@@ -97,10 +99,16 @@ struct an_folio {
 	unsigned order;
 };
 
-/* A fault record: the pages [first, last] faulted on in [t_ns, end_ns]. */
+/*
+ * A fault or fault-around record: pages [first, last] mapped in
+ * [t_ns, end_ns]; a folio added up to lead_ns after end_ns may be the one
+ * it mapped (a fault waits for the folio it reads, fault-around maps only
+ * folios already there).
+ */
 struct an_fault {
 	uint64_t first, last;
 	uint64_t t_ns, end_ns;
+	uint64_t lead_ns;
 };
 
 struct an_ranges {
@@ -116,7 +124,7 @@ struct an_file {
 	size_t nfolios, capfolios;
 	struct an_fault *faults;
 	size_t nfaults, capfaults;
-	bool ended;	      /* an_end() mapped the faults' folios */
+	bool ended; /* an_end() mapped the faults' and fault-arounds' folios */
 	struct age_input age; /* for page_age.h's age_compute() */
 	uint64_t late_accesses;
 	uint64_t late_reads;

@@ -138,13 +138,14 @@ void an_add_access(struct an_log *l, const struct an_access *a)
 	f->late_accesses += a->late;
 	age_add_access(&f->age, a->type, a->first, a->last, a->t_ns, a->end_ns);
 	l->oom |= f->age.oom;
-	if (a->type != LOG_ACCESS_FAULT)
+	if (a->type != LOG_ACCESS_FAULT && a->type != LOG_ACCESS_MAP)
 		return;
 	if (array_grow((void **)&f->faults, &f->capfaults, f->nfaults,
 		       sizeof(*f->faults)))
-		f->faults[f->nfaults++] =
-			(struct an_fault){ a->first, a->last, a->t_ns,
-					   a->end_ns };
+		f->faults[f->nfaults++] = (struct an_fault){
+			a->first, a->last, a->t_ns, a->end_ns,
+			a->type == LOG_ACCESS_FAULT ? AGE_LEAD_NS : 0
+		};
 	else
 		l->oom = true;
 }
@@ -172,16 +173,16 @@ static bool overlaps(uint64_t a, uint64_t b, uint64_t first, uint64_t last)
 }
 
 /*
- * The folio record that held pages [@a, @b] of fault @fl, from @f->folios
- * [@k]: it overlaps them, was added at the latest AGE_LEAD_NS after the
- * fault, and no record added later but in time overlaps the same pages
- * (that one replaced it: the pages were evicted and read again).
+ * The folio record that held pages [@a, @b] of fault or fault-around @fl,
+ * from @f->folios[@k]: it overlaps them, was added at the latest
+ * @fl->lead_ns after it, and no record added later but in time overlaps the
+ * same pages (that one replaced it: the pages were evicted and read again).
  */
 static bool held_fault(const struct an_file *f, size_t k,
 		       const struct an_fault *fl, uint64_t a, uint64_t b)
 {
 	const struct an_folio *r = &f->folios[k];
-	uint64_t until = fl->end_ns + AGE_LEAD_NS;
+	uint64_t until = fl->end_ns + fl->lead_ns;
 	size_t j;
 
 	if (r->t_ns > until || !overlaps(a, b, r->first, r->last))
@@ -197,7 +198,10 @@ static bool held_fault(const struct an_file *f, size_t k,
 	return true;
 }
 
-/* Maps the large folios fault @fl found, as the kernel's finish_fault(). */
+/*
+ * Maps the large folios fault or fault-around @fl found whole, as the
+ * kernel's finish_fault() and filemap_map_folio_range() do.
+ */
 static void map_fault_folios(struct an_log *l, struct an_file *f,
 			     const struct an_fault *fl)
 {
