@@ -108,6 +108,7 @@ struct lib_folio {
 	const char *file;
 	uint64_t first;
 	uint64_t last;
+	uint64_t t_ns; /* when the first was added */
 	uint32_t folios;
 	unsigned order;
 };

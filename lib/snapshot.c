@@ -159,6 +159,7 @@ static int add_folio(struct snapshot_build *b, const struct log_record *in)
 	f->file = lib_name_of(b->names, in->folio.ino);
 	f->first = in->folio.first;
 	f->last = in->folio.last;
+	f->t_ns = in->t_ns;
 	f->folios = in->folio.folios;
 	f->order = in->folio.order;
 	return 0;

@@ -43,6 +43,19 @@ int lib_analyse(const struct testfs_log *log, const char *name,
 					 .late = a->late,
 				 });
 	}
+	for (i = 0; i < log->nfolios; i++) {
+		const struct lib_folio *f = &log->folios[i];
+
+		if (!f->file || (name && strcmp(f->file, name) != 0))
+			continue;
+		an_add_folio(l, &(struct an_folio){
+					.first = f->first,
+					.last = f->last,
+					.t_ns = f->t_ns,
+					.order = f->order,
+				});
+	}
+	an_end(l);
 	if (l->oom) {
 		an_free(l);
 		return -ENOMEM;

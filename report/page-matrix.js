@@ -225,6 +225,84 @@ if (policies.length) {
 	});
 }
 
+/*
+ * Each histogram the kernels' pages hold (the folio orders of the
+ * folio-order scenario), every kernel in one picture on one scale: per
+ * bucket a bar per kernel, its count and its share of that kernel's
+ * total, as the 2023 report compared its two kernels' orders.
+ */
+var SVGNS = 'http://www.w3.org/2000/svg';
+var KCOLORS = ['#4a7ab5', '#d55e00', '#009e73', '#cc79a7', '#e69f00'];
+function svgEl(tag, attrs, parent) {
+	var e = document.createElementNS(SVGNS, tag);
+	Object.keys(attrs).forEach(function (a) {
+		e.setAttribute(a, attrs[a]);
+	});
+	parent.appendChild(e);
+	return e;
+}
+function sum(v) {
+	return v.reduce(function (a, b) { return a + b; }, 0);
+}
+var histTitles = [], histBars = 0;
+ran.forEach(function (k) {
+	(k.data.hists || []).forEach(function (h) {
+		if (histTitles.indexOf(h[0]) < 0)
+			histTitles.push(h[0]);
+	});
+});
+histTitles.forEach(function (title) {
+	var rows = ran.map(function (k, i) {
+		var h = (k.data.hists || []).filter(function (x) {
+			return x[0] === title;
+		})[0];
+		return { k: k, color: KCOLORS[i % KCOLORS.length],
+			label: h ? h[1] : '', counts: h ? h[2] : [] };
+	}).filter(function (r) { return r.counts.length; });
+	if (rows.length < 2)
+		return;
+	var n = Math.max.apply(null, rows.map(function (r) {
+		return r.counts.length;
+	}));
+	var most = Math.max.apply(null, [1].concat.apply([], rows.map(
+		function (r) { return r.counts; })));
+	var bar = 14, gap = 8, left = 110, right = 170, w = 760;
+	var group = bar * rows.length + gap;
+	el('h2', null, title + ': every kernel, one scale', page);
+	var key = el('p', 'note', 'Each bar: ' + rows[0].label + ' i on a ' +
+		'kernel, its count and (in brackets) its share of that ' +
+		'kernel\'s total. ', page);
+	rows.forEach(function (r) {
+		var sw = el('span', null, '\u25a0 ', key);
+		sw.style.color = r.color;
+		key.appendChild(document.createTextNode(r.k.label + '   '));
+	});
+	var s = svgEl('svg', { 'class': 'hist mhist', width: w,
+		height: group * n + 4 }, page);
+	for (var i = 0; i < n; i++) {
+		var y0 = 2 + group * i;
+		var t = svgEl('text', { x: 0, y: y0 + bar * rows.length / 2 +
+			5 }, s);
+		t.textContent = rows[0].label + ' ' + i;
+		rows.forEach(function (r, j) {
+			var c = r.counts[i] || 0, total = sum(r.counts);
+			var len = (w - left - right) * c / most, y = y0 + bar * j;
+			var b = svgEl('rect', { 'class': 'kbar', x: left, y: y + 1,
+				width: Math.max(len, c ? 1 : 0),
+				height: bar - 2, fill: r.color }, s);
+			b.setAttribute('data-kernel', r.k.label);
+			var tt = svgEl('title', {}, b);
+			tt.textContent = r.k.label + ': ' + c;
+			var v = svgEl('text', { x: left + len + 6, y: y + 11 },
+				s);
+			v.textContent = c + (total ? ' (' + (100 * c /
+				total).toFixed(1) + '%)' : '');
+			histBars += c ? 1 : 0;
+		});
+	}
+});
+status.setAttribute('data-hist-bars', histBars);
+
 var legendBox = el('div', null, null, page);
 el('h2', null, 'Page maps of every kernel, same scale (wheel, drag or ' +
 	'the buttons move them all)', page);

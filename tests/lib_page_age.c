@@ -22,6 +22,7 @@ struct fake {
 	struct testfs_log log;
 	struct testfs_record recs[MAX_RECS];
 	struct testfs_access acc[MAX_RECS];
+	struct lib_folio folios[MAX_RECS];
 	const char *files[1];
 };
 
@@ -34,6 +35,24 @@ static void fake_init(struct fake *f)
 	f->files[0] = "f.bin";
 	f->log.files = f->files;
 	f->log.nfiles = 1;
+	f->log.folios = f->folios;
+	f->log.folios_traced = true;
+}
+
+/* Folios of 2^@order pages covering [@first, @last] entered the cache. */
+static void folios(struct fake *f, uint64_t first, uint64_t last,
+		   unsigned order, uint64_t t_ns)
+{
+	struct lib_folio *l = &f->folios[f->log.nfolios];
+
+	cr_assert_lt(f->log.nfolios, MAX_RECS);
+	*l = (struct lib_folio){ "f.bin",
+				 first,
+				 last,
+				 t_ns,
+				 (uint32_t)((last - first + 1) >> order),
+				 order };
+	f->log.nfolios++;
 }
 
 static void fetch(struct fake *f, uint64_t first, uint64_t pages, uint64_t t_ns,
@@ -290,4 +309,71 @@ Test(page_age_fake, trigger_unknown_without_readahead_events)
 	cr_assert_not(a.reads_untraced);
 	testfs_assert_ok(testfs_log_usage(&f.log, "f.bin", &u, NULL));
 	cr_assert(u.wasted_known);
+}
+
+/*
+ * A fault on a page of a large folio maps the whole folio (finish_fault()):
+ * the folio's other pages are mapped, not wasted. The folio is the one
+ * the folio records hold last, up to 100 ms after the fault: the one the
+ * fault found (pages 0-63), the one it read after an eviction (64-79:
+ * the old order-4 folio is gone), none when the only record comes later
+ * (80-95: that fetch is another one's). Fault-around maps the large
+ * folios its range touches whole too (96-127).
+ */
+Test(page_age_fake, fault_maps_its_large_folio)
+{
+	struct testfs_extents wasted = TESTFS_EXTENTS_INIT;
+	struct testfs_usage u = TESTFS_USAGE_INIT;
+	struct testfs_page_age a;
+	struct fake f;
+	int64_t ages[128];
+	char buf[128];
+
+	fake_init(&f);
+	fetch(&f, 0, 80, 10 * MS, 11 * MS);
+	folios(&f, 0, 31, 4, 10 * MS);
+	folios(&f, 32, 63, 5, 10 * MS);
+	folios(&f, 64, 79, 4, 10 * MS);
+	touch(&f, TESTFS_ACCESS_FAULT, 5, 5, 12 * MS);
+	touch(&f, TESTFS_ACCESS_FAULT, 40, 40, 12 * MS);
+	/* 64-79 evicted; a fault reads them again in order-2 folios */
+	touch(&f, TESTFS_ACCESS_FAULT, 66, 66, 485 * MS);
+	fetch(&f, 64, 16, 486 * MS, 489 * MS);
+	folios(&f, 64, 79, 2, 487 * MS);
+	/* a fault 200 ms before a fetch and its folios: not its folio */
+	touch(&f, TESTFS_ACCESS_FAULT, 80, 80, 700 * MS);
+	fetch(&f, 80, 16, 900 * MS, 901 * MS);
+	folios(&f, 80, 95, 4, 900 * MS);
+	/* fault-around maps every large folio it touches whole (7.x) */
+	fetch(&f, 96, 32, 10 * MS, 11 * MS);
+	folios(&f, 96, 127, 5, 10 * MS);
+	touch(&f, TESTFS_ACCESS_MAP, 100, 103, 13 * MS);
+
+	cr_assert_eq(testfs_log_usage(&f.log, "f.bin", &u, &wasted), 0);
+	cr_assert(u.wasted_known);
+	cr_assert_eq(u.fetched, 128);
+	cr_assert_eq(u.accessed, 4);
+	cr_assert_eq(u.mapped, 15 + 31 + 3 + 32, "mapped %llu",
+		     (unsigned long long)u.mapped);
+	cr_assert_eq(u.wasted, 16 + 12 + 15);
+	testfs_extents_format(&wasted, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "[16, 31] [68, 79] [81, 95]");
+	testfs_extents_free(&wasted);
+
+	a = age_of(&f);
+	cr_assert_eq(a.pages, 144);
+	cr_assert_eq(a.mapped, 81);
+	cr_assert_eq(a.late, 1);
+	cr_assert_eq(a.never, 16 + 16 + 12 + 16);
+	cr_assert_eq(testfs_log_page_ages(&f.log, "f.bin", 0, 128, ages), 0);
+	cr_assert_eq(ages[0], TESTFS_AGE_MAPPED);
+	cr_assert_eq(ages[5], (int64_t)(1 * MS));
+	cr_assert_eq(ages[16], TESTFS_AGE_NEVER);
+	cr_assert_eq(ages[63], TESTFS_AGE_MAPPED);
+	cr_assert_eq(ages[65], TESTFS_AGE_MAPPED);
+	cr_assert_eq(ages[66], TESTFS_AGE_LATE);
+	cr_assert_eq(ages[68], TESTFS_AGE_NEVER);
+	cr_assert_eq(ages[81], TESTFS_AGE_NEVER);
+	cr_assert_eq(ages[96], TESTFS_AGE_MAPPED);
+	cr_assert_eq(ages[127], TESTFS_AGE_MAPPED);
 }

@@ -45,6 +45,23 @@ static inline void ra_require_fuse(void)
 	cr_skip_test("FUSE unavailable: /dev/fuse: %s", strerror(errno));
 }
 
+/*
+ * Skips a test that needs accesses traced: the daemon sees faults and
+ * read(2) lookups through filemap:* events (mm_filemap_fault and its
+ * neighbours, 6.5 and later); without them no access is seen, so nothing
+ * can be called accessed, aged or wasted.
+ */
+static inline void ra_require_access_events(void)
+{
+	if (access("/sys/kernel/tracing/events/filemap/mm_filemap_fault",
+		   F_OK) == 0 ||
+	    access("/sys/kernel/debug/tracing/events/filemap/mm_filemap_fault",
+		   F_OK) == 0)
+		return;
+	cr_skip_test("this kernel has no filemap:mm_filemap_fault event: "
+		     "accesses are not traced");
+}
+
 /* A 64 MiB stamp file with read_ahead_kb @ra_kb, cold and logged. */
 static inline void ra_start(unsigned ra_kb)
 {

@@ -41,28 +41,14 @@ static void sleep_ms(unsigned ms)
 	nanosleep(&ts, NULL);
 }
 
-/*
- * Ages end at accesses, which the daemon sees through filemap:* events
- * (mm_filemap_fault and its neighbours, 6.5 and later): without them
- * every page is 'never' accessed and nothing here can be measured.
- */
-static void require_access_events(void)
-{
-	if (access(RA_TRACEFS "/events/filemap/mm_filemap_fault", F_OK) == 0 ||
-	    access("/sys/kernel/debug/tracing/events/filemap/mm_filemap_fault",
-		   F_OK) == 0)
-		return;
-	cr_skip_test("this kernel has no filemap:mm_filemap_fault event: "
-		     "accesses are not traced, so pages have no age");
-}
-
 static void start(bool trace_reads)
 {
 	static const char *const files[] = { AGE ":4M", NULL };
 	struct testfs_config cfg = { 0 };
 
 	ra_require_fuse();
-	require_access_events();
+	/* Ages end at accesses: without their events pages have none. */
+	ra_require_access_events();
 	cfg.files = files;
 	cfg.ra_kb = WINDOW * 4;
 	cfg.trace = 1;

@@ -149,7 +149,9 @@ struct testfs_usage {
 	 * touched page).
 	 */
 	uint64_t accessed;
-	/** Pages mapped by a fault-around (MAP) of several pages, not
+	/** Pages mapped by a fault-around (MAP) of several pages, or as
+	 * the rest of the large folio of a page faulted on (finish_fault()
+	 * maps the whole folio; the folio records say which), not
 	 * accessed. */
 	uint64_t mapped;
 	/** Fetched and neither accessed nor mapped: wasted readahead. */

@@ -5,8 +5,9 @@
  * (src/correlate/usage.c) and libtestfs returns it from
  * testfs_log_usage(), testfs_log_histograms() and testfs_log_page_age()
  * (lib/usage.c), which the scenarios call. It knows neither: each caller
- * hands it its reads and accesses, in log order, as plain struct an_read
- * and struct an_access, and reads the figures back.
+ * hands it its reads, accesses and folio records, in log order, as plain
+ * struct an_read, struct an_access and struct an_folio, calls an_end(),
+ * and reads the figures back.
  *
  * The rules, stated here only:
  *
@@ -20,6 +21,18 @@
  *   so a one-page range is that page. A mapping of more pages touched one
  *   of them without saying which: its pages are "mapped", not accessed
  *   (an_is_access(); page_age.h applies the same rule).
+ * - A fault on a page of a large folio maps the whole folio: finish_fault()
+ *   (mm/memory.c, since 6.11) sets the PTEs of every page of the folio
+ *   when it lies inside the VMA and one page table, so the folio's other
+ *   pages fault no more; so does fault-around (filemap_map_folio_range(),
+ *   7.x) for every large folio its range touches, past the range. Their
+ *   pages are "mapped" (an_end()). The folio is the one the folio records
+ *   (LOG_FOLIO) put there last, for a fault up to AGE_LEAD_NS after it
+ *   (the folio the fault read when it found the page missing, else the
+ *   one it found), for a fault-around before it ended. The trace does not say
+ * where the VMA is: a folio that crosses the VMA's edge or a page-table
+ * boundary is mapped one page at a time by the kernel, and its pages that are
+ * never touched count as mapped here, not wasted.
  * - Per file: fetched, accessed and mapped are the pages their ranges
  *   cover; mapped leaves out the accessed pages; wasted are the fetched
  *   pages neither accessed nor mapped. Wasted is known only with tracing,
@@ -81,6 +94,26 @@ struct an_range {
 	uint64_t first, last;
 };
 
+/* Folios of 2^order pages the kernel added to the page cache, adjacent. */
+struct an_folio {
+	uint64_t file;
+	uint64_t first, last; /* pages */
+	uint64_t t_ns;	      /* when the first was added */
+	unsigned order;
+};
+
+/*
+ * A fault or fault-around record: pages [first, last] mapped in
+ * [t_ns, end_ns]; a folio added up to lead_ns after end_ns may be the one
+ * it mapped (a fault waits for the folio it reads, fault-around maps only
+ * folios already there).
+ */
+struct an_fault {
+	uint64_t first, last;
+	uint64_t t_ns, end_ns;
+	uint64_t lead_ns;
+};
+
 struct an_ranges {
 	struct an_range *v;
 	size_t n, cap;
@@ -90,6 +123,11 @@ struct an_ranges {
 struct an_file {
 	uint64_t key;
 	struct an_ranges fetched, accessed, mapped;
+	struct an_folio *folios; /* large ones only, in log order */
+	size_t nfolios, capfolios;
+	struct an_fault *faults;
+	size_t nfaults, capfaults;
+	bool ended; /* an_end() mapped the faults' and fault-arounds' folios */
 	struct age_input age; /* for page_age.h's age_compute() */
 	uint64_t late_accesses;
 	uint64_t late_reads;
@@ -176,9 +214,19 @@ static inline unsigned an_order_bucket(unsigned order)
 	return order < AN_BUCKETS ? order : AN_BUCKETS - 1;
 }
 
-/* Add a read / an access, in log order; on no memory, @l->oom is set. */
+/*
+ * Add a read / an access / a folio record, in log order; on no memory,
+ * @l->oom is set. Then an_end() before reading any figure.
+ */
 void an_add_read(struct an_log *l, const struct an_read *r);
 void an_add_access(struct an_log *l, const struct an_access *a);
+void an_add_folio(struct an_log *l, const struct an_folio *f);
+
+/*
+ * After the last add: the rules that need the whole log (a fault maps its
+ * large folio). Once; later calls do nothing.
+ */
+void an_end(struct an_log *l);
 
 /*
  * The usage of file @i (0 .. @l->nf - 1, in the order the log first named

@@ -138,6 +138,109 @@ void an_add_access(struct an_log *l, const struct an_access *a)
 	f->late_accesses += a->late;
 	age_add_access(&f->age, a->type, a->first, a->last, a->t_ns, a->end_ns);
 	l->oom |= f->age.oom;
+	if (a->type != LOG_ACCESS_FAULT && a->type != LOG_ACCESS_MAP)
+		return;
+	if (array_grow((void **)&f->faults, &f->capfaults, f->nfaults,
+		       sizeof(*f->faults)))
+		f->faults[f->nfaults++] = (struct an_fault){
+			a->first, a->last, a->t_ns, a->end_ns,
+			a->type == LOG_ACCESS_FAULT ? AGE_LEAD_NS : 0
+		};
+	else
+		l->oom = true;
+}
+
+void an_add_folio(struct an_log *l, const struct an_folio *in)
+{
+	struct an_file *f;
+
+	/* An order-0 folio is its page: a fault maps it alone. */
+	if (!in->order || in->order >= 64 || in->first > in->last)
+		return;
+	f = file_of(l, in->file);
+	if (!f)
+		return;
+	if (array_grow((void **)&f->folios, &f->capfolios, f->nfolios,
+		       sizeof(*f->folios)))
+		f->folios[f->nfolios++] = *in;
+	else
+		l->oom = true;
+}
+
+static bool overlaps(uint64_t a, uint64_t b, uint64_t first, uint64_t last)
+{
+	return a <= last && first <= b;
+}
+
+/*
+ * The folio record that held pages [@a, @b] of fault or fault-around @fl,
+ * from @f->folios[@k]: it overlaps them, was added at the latest
+ * @fl->lead_ns after it, and no record added later but in time overlaps the
+ * same pages (that one replaced it: the pages were evicted and read again).
+ */
+static bool held_fault(const struct an_file *f, size_t k,
+		       const struct an_fault *fl, uint64_t a, uint64_t b)
+{
+	const struct an_folio *r = &f->folios[k];
+	uint64_t until = fl->end_ns + fl->lead_ns;
+	size_t j;
+
+	if (r->t_ns > until || !overlaps(a, b, r->first, r->last))
+		return false;
+	for (j = 0; j < f->nfolios; j++) {
+		const struct an_folio *n = &f->folios[j];
+
+		if (j != k && n->t_ns > r->t_ns && n->t_ns <= until &&
+		    overlaps(a, b, n->first, n->last) &&
+		    overlaps(r->first, r->last, n->first, n->last))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Maps the large folios fault or fault-around @fl found whole, as the
+ * kernel's finish_fault() and filemap_map_folio_range() do.
+ */
+static void map_fault_folios(struct an_log *l, struct an_file *f,
+			     const struct an_fault *fl)
+{
+	size_t k;
+
+	for (k = 0; k < f->nfolios; k++) {
+		const struct an_folio *r = &f->folios[k];
+		uint64_t mask = (1ull << r->order) - 1, lo, hi;
+
+		if (!held_fault(f, k, fl, fl->first, fl->last))
+			continue;
+		lo = fl->first > r->first ? fl->first : r->first;
+		hi = fl->last < r->last ? fl->last : r->last;
+		lo &= ~mask;
+		hi |= mask;
+		if (lo < r->first)
+			lo = r->first;
+		if (hi > r->last)
+			hi = r->last;
+		ranges_add(l, &f->mapped, lo, hi);
+		age_add_access(&f->age, LOG_ACCESS_MAP, lo, hi, fl->t_ns,
+			       fl->end_ns);
+		l->oom |= f->age.oom;
+	}
+}
+
+void an_end(struct an_log *l)
+{
+	size_t i, k;
+
+	for (i = 0; i < l->nf; i++) {
+		struct an_file *f = &l->f[i];
+
+		if (f->ended)
+			continue;
+		f->ended = true;
+		for (k = 0; f->nfolios && k < f->nfaults; k++)
+			map_fault_folios(l, f, &f->faults[k]);
+	}
 }
 
 static int8_t order_of(int order)
@@ -281,6 +384,8 @@ void an_free(struct an_log *l)
 		free(l->f[i].fetched.v);
 		free(l->f[i].accessed.v);
 		free(l->f[i].mapped.v);
+		free(l->f[i].folios);
+		free(l->f[i].faults);
 		age_free(&l->f[i].age);
 	}
 	free(l->f);

@@ -36,6 +36,16 @@ static void visit(void *arg, const struct log_record *rec)
 				 });
 		return;
 	}
+	if (rec->kind == LOG_FOLIO) {
+		an_add_folio(l, &(struct an_folio){
+					.file = rec->folio.ino,
+					.first = rec->folio.first,
+					.last = rec->folio.last,
+					.t_ns = rec->t_ns,
+					.order = rec->folio.order,
+				});
+		return;
+	}
 	if (rec->kind != LOG_READ || !rec->read.len)
 		return;
 	an_add_read(l,
@@ -211,6 +221,7 @@ int usage_render(struct log_ring *ring, uint64_t from, uint32_t page_size,
 	size_t i;
 
 	log_ring_walk(ring, from, visit, NULL, &fd);
+	an_end(&fd.l);
 	strbuf_adds(sb, "\"files\":{");
 	for (i = 0; i < fd.l.nf && !err; i++) {
 		strbuf_adds(sb, i ? "," : "");
