@@ -229,6 +229,14 @@ char *bench_find_binary(const char *env, const char *sibling)
 	return out;
 }
 
+int bench_not_an_option(const char *arg, void (*usage)(FILE *))
+{
+	bool help = strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
+
+	usage(help ? stdout : stderr);
+	return help ? 0 : 1;
+}
+
 void bench_progress(const char *name, const char *fmt, ...)
 {
 	va_list ap;
