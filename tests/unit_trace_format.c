@@ -29,8 +29,7 @@
 static const char fmt_sync_ra_reordered[] =
 	"name: page_cache_sync_ra\n"
 	"ID: 700\n"
-	"format:\n"
-	TRACE_COMMON_FIELDS
+	"format:\n" TRACE_COMMON_FIELDS
 	"\tfield:u64 i_ino;\toffset:8;\tsize:8;\tsigned:0;\n"
 	"\tfield:loff_t prev_pos;\toffset:16;\tsize:8;\tsigned:1;\n"
 	"\tfield:unsigned long index;\toffset:24;\tsize:8;\tsigned:0;\n"
