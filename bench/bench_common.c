@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "bench_common.h"
 
+#include "child.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -109,17 +111,9 @@ int64_t bench_read_all(int fd, char *buf, size_t block)
 long bench_read_long(const char *path)
 {
 	char buf[32];
-	ssize_t n;
-	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (read_small_file(path, buf, sizeof(buf)) < 0)
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
 	return strtol(buf, NULL, 10);
 }
 
@@ -140,37 +134,9 @@ bool bench_reap(pid_t pid, unsigned ms, int *status)
 
 int bench_wait_ready(int fd, unsigned ms)
 {
-	uint64_t end = bench_now_ns() + (uint64_t)ms * 1000000ull;
 	char buf[64];
-	size_t used = 0;
-	ssize_t n;
-	int r;
 
-	for (;;) {
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		uint64_t now = bench_now_ns();
-
-		if (now >= end)
-			return -ETIMEDOUT;
-		r = poll(&pfd, 1, (int)((end - now) / 1000000ull) + 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -errno;
-		if (r == 0)
-			return -ETIMEDOUT;
-		n = read(fd, buf + used, sizeof(buf) - 1 - used);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		used += (size_t)n;
-		buf[used] = '\0';
-		if (strstr(buf, "ready\n"))
-			return 0;
-		if (used == sizeof(buf) - 1)
-			return -EIO;
-	}
+	return child_wait_ready(fd, ms, buf, sizeof(buf));
 }
 
 bool bench_is_mounted(const char *path)
@@ -261,6 +227,14 @@ char *bench_find_binary(const char *env, const char *sibling)
 	out = realpath(v, NULL);
 	free((char *)v);
 	return out;
+}
+
+int bench_not_an_option(const char *arg, void (*usage)(FILE *))
+{
+	bool help = strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
+
+	usage(help ? stdout : stderr);
+	return help ? 0 : 1;
 }
 
 void bench_progress(const char *name, const char *fmt, ...)

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #define NS_PER_S 1000000000ull
@@ -80,6 +81,13 @@ int64_t bench_status_bytes(pid_t pid, const char *field);
  * NULL.
  */
 char *bench_find_binary(const char *env, const char *sibling);
+
+/*
+ * The end of a benchmark's argument loop, for @arg that is none of its
+ * options: -h or --help prints @usage on stdout and gives exit status 0,
+ * anything else prints it on stderr and gives 1.
+ */
+int bench_not_an_option(const char *arg, void (*usage)(FILE *));
 
 /* "NAME: MESSAGE" on stderr, at once. */
 void bench_progress(const char *name, const char *fmt, ...)

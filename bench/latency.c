@@ -508,13 +508,8 @@ int main(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--quick") == 0) {
 			divisor = 10;
-		} else if (strcmp(argv[i], "-h") == 0 ||
-			   strcmp(argv[i], "--help") == 0) {
-			usage(stdout);
-			return 0;
 		} else {
-			usage(stderr);
-			return 1;
+			return bench_not_an_option(argv[i], usage);
 		}
 	}
 	if (uname(&u) != 0)

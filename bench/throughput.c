@@ -287,13 +287,8 @@ int main(int argc, char **argv)
 		} else if (strcmp(argv[i], "--daemon-arg") == 0 &&
 			   i + 1 < argc && ndaemon_args < MAX_DAEMON_ARGS) {
 			daemon_args[ndaemon_args++] = argv[++i];
-		} else if (strcmp(argv[i], "-h") == 0 ||
-			   strcmp(argv[i], "--help") == 0) {
-			usage(stdout);
-			return 0;
 		} else {
-			usage(stderr);
-			return 1;
+			return bench_not_an_option(argv[i], usage);
 		}
 	}
 	if (geteuid() != 0) {

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "throughput.h"
 
 /* --daemon-arg: more testfs arguments (e.g. --no-trace), NULL-ended. */
@@ -256,18 +257,9 @@ static void __attribute__((noreturn))
 exec_minimal(const char *bin, const char *mountpoint, int ready_fd,
 	     pid_t parent)
 {
-	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGPIPE };
 	char fdarg[16];
-	struct sigaction dfl;
-	sigset_t none;
-	size_t i;
 
-	memset(&dfl, 0, sizeof(dfl));
-	dfl.sa_handler = SIG_DFL;
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaction(sigs[i], &dfl, NULL);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
+	child_default_signals();
 	if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent)
 		_exit(127);
 	if (fcntl(ready_fd, F_SETFD, 0) < 0)

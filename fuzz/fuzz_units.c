@@ -66,44 +66,50 @@ static void integers(const char *s)
 		refused(ret, why, "parse_uint");
 }
 
-static void durations(const char *s)
+/*
+ * @s through @parse (named @what); an accepted value, in *@v, must format
+ * (@format) as text that parses back to it. Whether @s was accepted.
+ */
+static bool round_trip(const char *s,
+		       int (*parse)(const char *, uint64_t *, const char **),
+		       void (*format)(struct strbuf *, uint64_t),
+		       const char *what, uint64_t *v)
 {
 	struct strbuf sb = STRBUF_INIT;
 	const char *why = NULL;
-	uint64_t ns, back;
+	uint64_t back;
 	int ret;
 
-	ret = parse_duration(s, &ns, &why);
+	ret = parse(s, v, &why);
 	if (ret) {
-		refused(ret, why, "parse_duration");
-		return;
+		refused(ret, why, what);
+		return false;
 	}
-	FUZZ_CHECK(ns <= UNITS_DURATION_MAX, "duration %llu",
-		   (unsigned long long)ns);
-	units_format_duration(&sb, ns);
-	FUZZ_CHECK(parse_duration(sb.data, &back, &why) == 0 && back == ns,
-		   "%llu ns formats as '%s'", (unsigned long long)ns, sb.data);
+	format(&sb, *v);
+	FUZZ_CHECK(parse(sb.data, &back, &why) == 0 && back == *v,
+		   "%s: %llu formats as '%s'", what, (unsigned long long)*v,
+		   sb.data);
 	strbuf_free(&sb);
+	return true;
+}
+
+static void durations(const char *s)
+{
+	uint64_t ns;
+
+	if (round_trip(s, parse_duration, units_format_duration,
+		       "parse_duration", &ns))
+		FUZZ_CHECK(ns <= UNITS_DURATION_MAX, "duration %llu",
+			   (unsigned long long)ns);
 }
 
 static void rates(const char *s)
 {
-	struct strbuf sb = STRBUF_INIT;
-	const char *why = NULL;
-	uint64_t bps, back;
-	int ret;
+	uint64_t bps;
 
-	ret = parse_rate(s, &bps, &why);
-	if (ret) {
-		refused(ret, why, "parse_rate");
+	if (!round_trip(s, parse_rate, units_format_rate, "parse_rate", &bps))
 		return;
-	}
 	FUZZ_CHECK(bps > 0, "a rate of 0 accepted");
-	units_format_rate(&sb, bps);
-	FUZZ_CHECK(parse_rate(sb.data, &back, &why) == 0 && back == bps,
-		   "%llu B/s formats as '%s'", (unsigned long long)bps,
-		   sb.data);
-	strbuf_free(&sb);
 	/* The delay of a 1 MiB transfer at that rate must not trap. */
 	(void)units_transfer_ns(1u << 20, bps);
 	(void)units_transfer_ns(UINT64_MAX, bps);

@@ -97,25 +97,15 @@ bool arch_spec_arm64(const char *spec)
 bool arch_arm64_build(char *dir, size_t len)
 {
 	const char *env = getenv("TESTFS_MATRIX_ARM64_BUILD");
-	char exe[PATH_MAX], p[PATH_MAX + 16];
-	ssize_t n;
-	char *s;
+	char top[PATH_MAX], p[PATH_MAX + 16];
 
 	if (env && *env) {
 		snprintf(dir, len, "%s", env);
 	} else {
-		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-		if (n <= 0)
-			return false;
-		exe[n] = '\0';
 		/* BUILD/matrix/testfs-matrix: BUILD's parent */
-		for (int up = 0; up < 3; up++) {
-			s = strrchr(exe, '/');
-			if (!s)
-				return false;
-			*s = '\0';
-		}
-		snprintf(dir, len, "%s/build-arm64", exe[0] ? exe : "");
+		if (self_dir(2, top, sizeof(top)) < 0)
+			return false;
+		snprintf(dir, len, "%s/build-arm64", top);
 	}
 	snprintf(p, sizeof(p), "%s/src/testfs", dir);
 	return access(p, X_OK) == 0;

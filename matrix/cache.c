@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,25 @@ int cache_dir(const char *sub, char *out, size_t len, char *why, size_t whylen)
 			 "TESTFS_CACHE to a writable folder)",
 			 out, strerror(-err));
 	return err;
+}
+
+int self_dir(unsigned up, char *out, size_t len)
+{
+	char exe[PATH_MAX], *slash;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	unsigned i;
+
+	if (n <= 0)
+		return n < 0 ? -errno : -ENOENT;
+	exe[n] = '\0';
+	for (i = 0; i <= up; i++) {
+		slash = strrchr(exe, '/');
+		if (!slash)
+			return -ENOENT;
+		*slash = '\0';
+	}
+	snprintf(out, len, "%s", exe);
+	return 0;
 }
 
 bool path_is_file(const char *p)

@@ -28,6 +28,12 @@ int cache_dir(const char *sub, char *out, size_t len, char *why, size_t whylen);
 /* mkdir -p @path (mode 0755). 0 or -errno. */
 int mkdir_parents(const char *path);
 
+/*
+ * The folder of this program (/proc/self/exe), or the one @up levels
+ * above it, into @out: 0, or -errno (-ENOENT: no such folder).
+ */
+int self_dir(unsigned up, char *out, size_t len);
+
 bool path_is_file(const char *p);
 bool path_is_dir(const char *p);
 

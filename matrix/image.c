@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cache.h"
 #include "capture.h"
 #include "suite_tests.h"
 #include "elfdeps.h"
@@ -186,19 +187,15 @@ int bins_tests(struct bins *b)
 
 int bins_find(struct bins *b, char *why, size_t whylen)
 {
-	char exe[PATH_MAX], dir[PATH_MAX - 64], data[PATH_MAX - 64];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	char *slash;
+	char dir[PATH_MAX - 64], data[PATH_MAX - 64];
+	int err;
 
 	memset(b, 0, sizeof(*b));
-	if (n <= 0) {
-		snprintf(why, whylen, "/proc/self/exe: %s", strerror(errno));
+	err = self_dir(0, dir, sizeof(dir));
+	if (err) {
+		snprintf(why, whylen, "/proc/self/exe: %s", strerror(-err));
 		return -ENOENT;
 	}
-	exe[n] = '\0';
-	slash = strrchr(exe, '/');
-	*slash = '\0';
-	snprintf(dir, sizeof(dir), "%s", exe);
 	if (try_bin(b->daemon, sizeof(b->daemon), dir, "../src/testfs")) {
 		/* The build tree. */
 		try_bin(b->touch, sizeof(b->touch), dir,

@@ -48,19 +48,12 @@ bool lab_kernel_dir(char *out, size_t len)
 {
 	const char *env = getenv("TESTFS_KERNEL_DIR");
 	char exe[PATH_MAX], p[PATH_MAX + 32];
-	ssize_t n;
-	char *slash;
 
 	if (env && *env) {
 		snprintf(out, len, "%s", env);
 		return readable(out, "build.sh");
 	}
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		slash = strrchr(exe, '/');
-		if (slash)
-			*slash = '\0';
+	if (self_dir(0, exe, sizeof(exe)) == 0) {
 		snprintf(p, sizeof(p), "%s/../src/testfs", exe);
 		if (access(p, X_OK) == 0) {
 			snprintf(out, len, "%s/kernel", MATRIX_SOURCE_ROOT);

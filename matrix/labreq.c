@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +34,38 @@ static int req_usage(bool bisect, const char *fmt, const char *arg)
 	return 2;
 }
 
+/*
+ * Appends @arg to list @list of *@n, which takes at most @max (option
+ * --@opt): 0, or the usage status when it is full.
+ */
+static int list_arg(bool bisect, const char **list, size_t *n, size_t max,
+		    const char *opt, const char *arg)
+{
+	char fmt[64];
+
+	if (*n == max) {
+		snprintf(fmt, sizeof(fmt), "at most %zu --%s (%%s)", max, opt);
+		return req_usage(bisect, fmt, arg);
+	}
+	list[(*n)++] = arg;
+	return 0;
+}
+
+/*
+ * The number @arg, from @min to @max, into *@v: 0, or the usage status
+ * with @bad (a format of @arg).
+ */
+static int number_arg(bool bisect, const char *arg, long min, long max,
+		      const char *bad, long *v)
+{
+	char *end;
+
+	*v = strtol(arg, &end, 10);
+	if (*end || end == arg || *v < min || *v > max)
+		return req_usage(bisect, bad, arg);
+	return 0;
+}
+
 int lab_req_parse(int argc, char **argv, bool bisect, struct lab_req *r)
 {
 	static const struct option opts[] = {
@@ -48,9 +81,8 @@ int lab_req_parse(int argc, char **argv, bool bisect, struct lab_req *r)
 		{ "all", no_argument, NULL, 'a' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, major, minor, n = 0, idx = 0;
-	char *end;
-	long v;
+	int c, major, minor, n = 0, idx = 0, ret = 0;
+	long v = 0;
 
 	memset(r, 0, sizeof(*r));
 	r->source = "debian:6.12";
@@ -66,49 +98,32 @@ int lab_req_parse(int argc, char **argv, bool bisect, struct lab_req *r)
 			r->source = optarg;
 			break;
 		case 'S':
-			if (r->nseries == LAB_MAX_SERIES)
-				return req_usage(bisect,
-						 "at most 8 --patches "
-						 "(%s)",
-						 optarg);
-			r->series[r->nseries++] = optarg;
+			ret = list_arg(bisect, r->series, &r->nseries,
+				       LAB_MAX_SERIES, "patches", optarg);
 			break;
 		case 'p':
-			if (r->nfiles == LAB_MAX_PATCHES)
-				return req_usage(bisect,
-						 "at most 32 --patch "
-						 "(%s)",
-						 optarg);
-			r->files[r->nfiles++] = optarg;
+			ret = list_arg(bisect, r->files, &r->nfiles,
+				       LAB_MAX_PATCHES, "patch", optarg);
 			break;
 		case 'z':
-			v = strtol(optarg, &end, 10);
-			if (*end || end == optarg || v < 0 || v > 9)
-				return req_usage(bisect,
-						 "--fuzz '%s': 0 to 9 "
-						 "context lines",
-						 optarg);
+			ret = number_arg(bisect, optarg, 0, 9,
+					 "--fuzz '%s': 0 to 9 context lines",
+					 &v);
 			r->fuzz = (int)v;
 			break;
 		case 'j':
-			v = strtol(optarg, &end, 10);
-			if (*end || end == optarg || v < 1)
-				return req_usage(bisect,
-						 "--jobs '%s': a number "
-						 "of jobs, 1 or more",
-						 optarg);
+			ret = number_arg(bisect, optarg, 1, LONG_MAX,
+					 "--jobs '%s': a number of jobs, 1 or "
+					 "more",
+					 &v);
 			r->jobs = optarg;
 			break;
 		case 'f':
 			r->force = true;
 			break;
 		case 'F':
-			if (r->nfields == LAB_MAX_FIELDS)
-				return req_usage(bisect,
-						 "at most 16 --field "
-						 "(%s)",
-						 optarg);
-			r->fields[r->nfields++] = optarg;
+			ret = list_arg(bisect, r->fields, &r->nfields,
+				       LAB_MAX_FIELDS, "field", optarg);
 			break;
 		case 'J':
 			r->json = optarg;
@@ -117,17 +132,16 @@ int lab_req_parse(int argc, char **argv, bool bisect, struct lab_req *r)
 			r->all = true;
 			break;
 		case 'T':
-			v = strtol(optarg, &end, 10);
-			if (*end || end == optarg || v < 1 || v > 86400)
-				return req_usage(bisect,
-						 "--timeout '%s': "
-						 "seconds, 1 to 86400",
-						 optarg);
+			ret = number_arg(bisect, optarg, 1, 86400,
+					 "--timeout '%s': seconds, 1 to 86400",
+					 &v);
 			r->timeout_s = (int)v;
 			break;
 		default:
 			return req_usage(bisect, "%s", "unknown option");
 		}
+		if (ret)
+			return ret;
 	}
 	if (!bisect && optind < argc)
 		return req_usage(bisect, "unexpected argument '%s'",

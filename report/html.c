@@ -52,23 +52,18 @@ static void add_jstr(struct strbuf *sb, const char *s)
 
 static void add_html(struct strbuf *sb, const char *s)
 {
+	static const char *const entity[256] = {
+		['<'] = "&lt;",
+		['>'] = "&gt;",
+		['&'] = "&amp;",
+		['"'] = "&quot;",
+	};
+
 	for (; s && *s; s++) {
-		switch (*s) {
-		case '<':
-			strbuf_adds(sb, "&lt;");
-			break;
-		case '>':
-			strbuf_adds(sb, "&gt;");
-			break;
-		case '&':
-			strbuf_adds(sb, "&amp;");
-			break;
-		case '"':
-			strbuf_adds(sb, "&quot;");
-			break;
-		default:
+		if (entity[(unsigned char)*s])
+			strbuf_adds(sb, entity[(unsigned char)*s]);
+		else
 			strbuf_addc(sb, *s);
-		}
 	}
 }
 

@@ -22,20 +22,6 @@ function el(tag, cls, text, parent) {
 	return e;
 }
 
-/* Sorted, coalesced [first, end) extents. */
-function coalesce(list) {
-	var out = [];
-	list.slice().sort(function (a, b) { return a[0] - b[0]; })
-		.forEach(function (e) {
-			var l = out[out.length - 1];
-			if (l && e[0] <= l[1])
-				l[1] = Math.max(l[1], e[1]);
-			else
-				out.push([e[0], e[1]]);
-		});
-	return out;
-}
-
 /* Extents of @a not in @b (both coalesced). */
 function subtract(a, b) {
 	var out = [];
@@ -84,8 +70,8 @@ ran.forEach(function (k) {
 	});
 	Object.keys(k.files).forEach(function (n) {
 		var f = k.files[n];
-		f.fetched = coalesce(f.fetched);
-		f.vmas = coalesce(f.vmas);
+		f.fetched = extents(f.fetched);
+		f.vmas = extents(f.vmas);
 		f.before = f.vmas.length ? size(subtract(f.fetched,
 			[[f.vmas[0][0], Infinity]])) : 0;
 		f.after = f.vmas.length ? size(subtract(f.fetched,

@@ -249,20 +249,6 @@ function windowsNote() {
 	return '';
 }
 
-/* Sorted, coalesced [first, end) extents of the pages of @list. */
-function extents(list) {
-	var v = list.slice().sort(function (a, b) { return a[0] - b[0]; });
-	var out = [];
-	v.forEach(function (e) {
-		var last = out[out.length - 1];
-		if (last && e[0] <= last[1])
-			last[1] = Math.max(last[1], e[1]);
-		else
-			out.push([e[0], e[1]]);
-	});
-	return out;
-}
-
 function fetchedOf(f) {
 	return extents(f.ranges.filter(function (i) {
 		return !D.ranges[i][R_ERR];

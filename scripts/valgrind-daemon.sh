@@ -17,6 +17,8 @@ if [ -z "${VALGRIND_TRANSPORT:-}" ]; then
 fi
 transport=$VALGRIND_TRANSPORT
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/sigterm-lib.sh
+. scripts/sigterm-lib.sh
 builddir=${1:-${BUILDDIR:-build}}
 testfs=$builddir/src/testfs
 touch_=$builddir/tools/testfs-touch
@@ -78,18 +80,9 @@ fi
 # being served (under valgrind a signal that arrives then was handled just
 # before the next read of /dev/fuse, which then waited for a request that
 # never came). A client keeps the daemon busy until the signal is sent.
-( while :; do { echo "mark busy" > "$mnt/.testfs/ctl"; } 2>/dev/null || exit 0; done ) &
-busy=$!
-sleep 0.3
-kill -TERM "$pid"
-kill "$busy" 2>/dev/null || true
-wait "$busy" 2>/dev/null || true
-# A hang guard, not a time bound: the daemon normally ends in well under 1 s.
-for _ in $(seq 600); do
-	kill -0 "$pid" 2>/dev/null || break
-	sleep 0.1
-done
-if kill -0 "$pid" 2>/dev/null; then
+sigterm_busy "$mnt" "$pid" 0.3
+# The daemon normally ends in well under 1 s.
+if ! ended_within "$pid" 600; then
 	echo "valgrind: the daemon still runs 60 s after one SIGTERM" >&2
 	exit 1
 fi

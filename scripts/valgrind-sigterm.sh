@@ -9,13 +9,14 @@
 # Usage: scripts/valgrind-sigterm.sh [BUILDDIR [RUNS]]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/sigterm-lib.sh
+. scripts/sigterm-lib.sh
 builddir=${1:-${BUILDDIR:-build}}
 runs=${2:-10}
 testfs=$builddir/src/testfs
 
-mnt="" pid="" busy=""
+mnt="" pid=""
 cleanup() {
-	[ -n "$busy" ] && kill "$busy" 2>/dev/null || true
 	[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null || true
 	if [ -n "$mnt" ]; then
 		if mountpoint -q "$mnt" 2>/dev/null; then
@@ -37,18 +38,8 @@ for i in $(seq "$runs"); do
 		timeout 5 test -e "$mnt/.testfs/ctl" && break
 		sleep 0.1
 	done
-	( while :; do { echo "mark busy" > "$mnt/.testfs/ctl"; } 2>/dev/null || exit 0; done ) &
-	busy=$!
-	sleep "0.$((RANDOM % 10))"
-	kill -TERM "$pid"
-	kill "$busy" 2>/dev/null || true
-	wait "$busy" 2>/dev/null || true
-	busy=""
-	for _ in $(seq 200); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 "$pid" 2>/dev/null; then
+	sigterm_busy "$mnt" "$pid" "0.$((RANDOM % 10))"
+	if ! ended_within "$pid" 200; then
 		echo "run $i: the daemon still runs 20 s after one SIGTERM" >&2
 		hangs=$((hangs + 1))
 		kill -TERM "$pid" 2>/dev/null || true

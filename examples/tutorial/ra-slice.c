@@ -4,7 +4,7 @@
  * each page in order, and count with cachestat(2) how many pages of the
  * file are in the page cache before, inside and after the mapping.
  *
- *   cc -O2 ra-slice.c -o ra-slice
+ *   cc -O2 ra-slice.c -o ra-slice     (cachestat.h beside it)
  *   ./ra-slice FILE FIRST NPAGES [plain|exec|random|sequential|willneed]
  *
  * plain maps PROT_READ; exec maps PROT_READ | PROT_EXEC; random and
@@ -31,38 +31,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#ifndef __NR_cachestat
-#define __NR_cachestat 451 /* the same number on every architecture */
-#endif
-
-#define PAGE 4096ull
-
-/* The cachestat(2) ABI (Linux 6.5), spelt out for older headers. */
-struct range {
-	uint64_t off;
-	uint64_t len;
-};
-
-struct cstat {
-	uint64_t nr_cache;
-	uint64_t nr_dirty;
-	uint64_t nr_writeback;
-	uint64_t nr_evicted;
-	uint64_t nr_recently_evicted;
-};
-
-/* Pages of @fd in the page cache among pages [first, first + n). */
-static long long cached(int fd, uint64_t first, uint64_t n)
-{
-	struct range r = { first * PAGE, n * PAGE };
-	struct cstat cs;
-
-	if (n == 0)
-		return 0;
-	if (syscall(__NR_cachestat, fd, &r, &cs, 0) != 0)
-		return -1;
-	return (long long)cs.nr_cache;
-}
+#include "cachestat.h"
 
 static int parse(const char *s, uint64_t *v)
 {
@@ -134,9 +103,9 @@ int main(int argc, char **argv)
 		for (i = 0; i < n; i++)
 			(void)p[i * PAGE];
 
-	before = cached(fd, 0, first);
-	inside = cached(fd, first, n);
-	after = cached(fd, first + n, pages - first - n);
+	before = cached_pages(fd, 0, first);
+	inside = cached_pages(fd, first, n);
+	after = cached_pages(fd, first + n, pages - first - n);
 	if (before < 0 || inside < 0 || after < 0) {
 		perror("cachestat");
 		return 1;

@@ -4,7 +4,7 @@
  * writable with mprotect(2) so the one mapping becomes many VMAs, then
  * touch one byte of each page in order.
  *
- *   cc -O2 ra-split.c -o ra-split
+ *   cc -O2 ra-split.c -o ra-split     (cachestat.h beside it)
  *   ./ra-split FILE SEGMENT_PAGES
  *
  * It prints how many VMAs /proc/self/maps shows for the mapping and how
@@ -23,24 +23,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#ifndef __NR_cachestat
-#define __NR_cachestat 451
-#endif
-
-#define PAGE 4096ull
-
-struct range {
-	uint64_t off;
-	uint64_t len;
-};
-
-struct cstat {
-	uint64_t nr_cache;
-	uint64_t nr_dirty;
-	uint64_t nr_writeback;
-	uint64_t nr_evicted;
-	uint64_t nr_recently_evicted;
-};
+#include "cachestat.h"
 
 /* VMAs of this process that lie inside [start, end). */
 static int count_vmas(uintptr_t start, uintptr_t end)
@@ -63,9 +46,8 @@ static int count_vmas(uintptr_t start, uintptr_t end)
 int main(int argc, char **argv)
 {
 	uint64_t seg, pages, i;
-	struct range r = { 0, 0 };
 	volatile const char *p;
-	struct cstat cs;
+	long long cached;
 	struct stat st;
 	char *map, *end;
 	int fd, vmas;
@@ -108,14 +90,14 @@ int main(int argc, char **argv)
 	for (i = 0; i < pages; i++)
 		(void)p[i * PAGE];
 
-	r.len = pages * PAGE;
-	if (syscall(__NR_cachestat, fd, &r, &cs, 0) != 0) {
+	cached = cached_pages(fd, 0, pages);
+	if (cached < 0) {
 		perror("cachestat");
 		return 1;
 	}
 	printf("%d VMAs of %llu pages over %llu pages, touched each\n", vmas,
 	       (unsigned long long)seg, (unsigned long long)pages);
-	printf("cached: %llu of %llu pages\n", (unsigned long long)cs.nr_cache,
+	printf("cached: %lld of %llu pages\n", cached,
 	       (unsigned long long)pages);
 	munmap(map, pages * PAGE);
 	close(fd);

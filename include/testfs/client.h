@@ -146,18 +146,8 @@ int testfs_cachestat(struct testfs_mount *fs, const char *name,
 		     uint64_t first_page, uint64_t npages,
 		     struct testfs_cachestat *out);
 
-/*
- * A program built against this header always passes the size it was
- * built with: the call sets @out->struct_size (an output struct needs no
- * initialiser). (testfs_cachestat)(...) calls the function as declared.
- */
-static inline struct testfs_cachestat *testfs_cachestat_out_(
-	struct testfs_cachestat *p)
-{
-	if (p)
-		p->struct_size = sizeof(*p);
-	return p;
-}
+/* (testfs_cachestat)(...) calls the function as declared. */
+TESTFS_SIZED_OUT_(testfs_cachestat)
 #ifndef testfs_cachestat
 #define testfs_cachestat(fs, name, first_page, npages, out)                    \
 	testfs_cachestat(fs, name, first_page, npages,                         \

@@ -43,4 +43,20 @@
 		.struct_size = sizeof(Type)                                    \
 	}
 
+/*
+ * The wrapper of a function that fills a sized output struct @Type
+ * (struct testfs_usage ...): the header defines a macro of the
+ * function's own name that passes its output through @Type_out_(), so a
+ * program built against this header always passes the size it was
+ * built with: the call sets @out->struct_size (an output struct needs no
+ * initialiser). (function)(...) calls the function as declared.
+ */
+#define TESTFS_SIZED_OUT_(Type)                                                \
+	static inline struct Type *Type##_out_(struct Type *p)                 \
+	{                                                                      \
+		if (p)                                                         \
+			p->struct_size = sizeof(*p);                           \
+		return p;                                                      \
+	}
+
 #endif

@@ -152,18 +152,8 @@ struct testfs_settings {
  */
 int testfs_settings(const struct testfs_mount *fs, struct testfs_settings *out);
 
-/*
- * A program built against this header always passes the size it was
- * built with: the call sets @out->struct_size (an output struct needs no
- * initialiser). (testfs_settings)(...) calls the function as declared.
- */
-static inline struct testfs_settings *testfs_settings_out_(
-	struct testfs_settings *p)
-{
-	if (p)
-		p->struct_size = sizeof(*p);
-	return p;
-}
+/* (testfs_settings)(...) calls the function as declared. */
+TESTFS_SIZED_OUT_(testfs_settings)
 #ifndef testfs_settings
 #define testfs_settings(fs, out) testfs_settings(fs, testfs_settings_out_(out))
 #endif

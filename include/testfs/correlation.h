@@ -182,17 +182,8 @@ struct testfs_usage {
 int testfs_log_usage(const struct testfs_log *log, const char *name,
 		     struct testfs_usage *out, struct testfs_extents *wasted);
 
-/*
- * A program built against this header always passes the size it was
- * built with: the call sets @out->struct_size (an output struct needs no
- * initialiser). (testfs_log_usage)(...) calls the function as declared.
- */
-static inline struct testfs_usage *testfs_usage_out_(struct testfs_usage *p)
-{
-	if (p)
-		p->struct_size = sizeof(*p);
-	return p;
-}
+/* (testfs_log_usage)(...) calls the function as declared. */
+TESTFS_SIZED_OUT_(testfs_usage)
 #ifndef testfs_log_usage
 #define testfs_log_usage(log, name, out, wasted)                               \
 	testfs_log_usage(log, name, testfs_usage_out_(out), wasted)
@@ -236,18 +227,8 @@ struct testfs_histograms {
 int testfs_log_histograms(const struct testfs_log *log, const char *name,
 			  struct testfs_histograms *out);
 
-/*
- * A program built against this header always passes the size it was
- * built with: the call sets @out->struct_size (an output struct needs no
- * initialiser). (testfs_log_histograms)(...) calls the function as declared.
- */
-static inline struct testfs_histograms *testfs_histograms_out_(
-	struct testfs_histograms *p)
-{
-	if (p)
-		p->struct_size = sizeof(*p);
-	return p;
-}
+/* (testfs_log_histograms)(...) calls the function as declared. */
+TESTFS_SIZED_OUT_(testfs_histograms)
 #ifndef testfs_log_histograms
 #define testfs_log_histograms(log, name, out)                                  \
 	testfs_log_histograms(log, name, testfs_histograms_out_(out))
@@ -332,18 +313,8 @@ uint64_t testfs_age_bucket_us(unsigned bucket);
 int testfs_log_page_age(const struct testfs_log *log, const char *name,
 			struct testfs_page_age *out);
 
-/*
- * A program built against this header always passes the size it was
- * built with: the call sets @out->struct_size (an output struct needs no
- * initialiser). (testfs_log_page_age)(...) calls the function as declared.
- */
-static inline struct testfs_page_age *testfs_page_age_out_(
-	struct testfs_page_age *p)
-{
-	if (p)
-		p->struct_size = sizeof(*p);
-	return p;
-}
+/* (testfs_log_page_age)(...) calls the function as declared. */
+TESTFS_SIZED_OUT_(testfs_page_age)
 #ifndef testfs_log_page_age
 #define testfs_log_page_age(log, name, out)                                    \
 	testfs_log_page_age(log, name, testfs_page_age_out_(out))

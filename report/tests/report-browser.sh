@@ -16,26 +16,12 @@
 # under CI=true the skip is a failure.
 set -uo pipefail
 daemon=$1 report=$2 workload=$3 png_colors=$4 scenario=${5:-}
-
-skip() {
-	echo "SKIP: $*"
-	exit 77
-}
+# shellcheck source=report/tests/browser-lib.sh
+. "$(dirname "$0")/browser-lib.sh"
 
 [ "$(id -u)" = 0 ] || skip "not root (the test mounts testfs)"
 [ -c /dev/fuse ] || skip "/dev/fuse missing"
-# What is missing here is a skip, but CI must run the test.
-need() {
-	if [ "${CI:-}" = true ]; then
-		echo "FAIL: $* and CI=true (.ci/run installs it)" >&2
-		exit 1
-	fi
-	skip "$*"
-}
-browser=$(command -v chromium || command -v chromium-browser || true)
-[ -n "$browser" ] || need "chromium not installed (apt-get install chromium)"
-[ -n "$png_colors" ] ||
-	need "built without zlib (apt-get install zlib1g-dev), no PNG check"
+need_browser "$png_colors"
 
 tmp=$(mktemp -d /tmp/testfs-test.report.XXXXXX)
 mnt=$tmp/mnt
@@ -48,11 +34,6 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-fails=0
-fail() {
-	echo "FAIL: $*" >&2
-	fails=$((fails + 1))
-}
 
 # --- A real run --------------------------------------------------------
 # 12 MiB: the middle third (pages 1024-2047) is mapped, as in the
@@ -104,16 +85,6 @@ expected_windows() {
 	grep '"off":' "$1" | grep -o '"window":[1-9][0-9]*' | sort -u | wc -l
 }
 
-run_browser() {
-	local profile
-	profile=$(mktemp -d "$tmp/profile.XXXXXX")
-	timeout 120 "$browser" --headless --no-sandbox --disable-gpu \
-		--disable-quic --no-first-run --disable-background-networking \
-		--disable-component-update --disable-sync \
-		--user-data-dir="$profile" --enable-logging=stderr --v=0 \
-		--window-size=1400,1000 "$@"
-}
-
 size_limit=$((2 * 1024 * 1024))
 for p in "${pages[@]}"; do
 	html=$tmp/$p.html log=$tmp/$p.jsonl
@@ -124,33 +95,19 @@ for p in "${pages[@]}"; do
 	size=$(stat -c %s "$html")
 	echo "$p.html: $size bytes"
 	[ "$size" -lt "$size_limit" ] || fail "$p.html: $size bytes >= 2 MB"
-	run_browser --dump-dom "file://$html" >"$tmp/$p.dom" \
-		2>"$tmp/$p.console" || fail "$p: chromium --dump-dom failed"
-	if grep -E 'Uncaught|CONSOLE' "$tmp/$p.console"; then
-		fail "$p: console errors (above)"
-	fi
-	status=$(grep -o '<div id="status"[^>]*>' "$tmp/$p.dom")
-	echo "$p: $status"
-	case $status in
-	*'data-state="ok"'*) ;;
-	*) fail "$p: the page's script did not finish: $status" ;;
-	esac
+	open_page "$p" "$html"
 	want=$(expected_ranges "$log")
-	got=$(echo "$status" | grep -o 'data-ranges="[0-9]*"' | tr -dc 0-9)
+	got=$(status_count data-ranges)
 	[ "$got" = "$want" ] ||
 		fail "$p: $got ranges drawn, the log has $want reads"
 	[ "$want" -gt 0 ] || fail "$p: the log has no read"
 	want=$(expected_windows "$log")
-	got=$(echo "$status" | grep -o 'data-windows="[0-9]*"' | tr -dc 0-9)
+	got=$(status_count data-windows)
 	[ "$got" = "$want" ] ||
 		fail "$p: $got windows drawn, the log has $want"
 	# What a reader does (page.js selftest): wheel zoom, single pages,
 	# hover on a read.
-	run_browser --dump-dom "file://$html#selftest" >"$tmp/$p.self" \
-		2>>"$tmp/$p.console" || fail "$p: chromium #selftest failed"
-	self=$(grep -o 'data-selftest="[^"]*"' "$tmp/$p.self")
-	[ "$self" = 'data-selftest="ok"' ] ||
-		fail "$p: interaction self-test: ${self:-not run}"
+	page_selftest "$p" "$html" interaction
 	# Labels laid out without overlap (page.js labelcheck): no label box
 	# meets another label, a VMA/EOF/mark line or a drawn record, as the
 	# page opens and zoomed on each VMA end.
@@ -173,13 +130,7 @@ for p in "${pages[@]}"; do
 		*) fail "$p: the reads' numbering is not explained: ${note:-no note}" ;;
 		esac
 	fi
-	run_browser --screenshot="$tmp/$p.png" "file://$html" \
-		>/dev/null 2>>"$tmp/$p.console" ||
-		fail "$p: chromium --screenshot failed"
-	# A blank page is one colour; the report has the causes' colours,
-	# grey lanes, black text and its anti-aliasing: many more than 16,
-	# and well over 2% of the pixels are not white.
-	"$png_colors" "$tmp/$p.png" 16 2 || fail "$p.png looks blank"
+	page_screenshot "$p" "$html" "$png_colors"
 done
 
 # cat of an 8 MiB file at read_ahead_kb 1024, traced without --trace-reads

@@ -7,12 +7,8 @@ set -uo pipefail
 report=$1 scenario=${2:-}
 tmp=$(mktemp -d /tmp/testfs-report-cli.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-fails=0
-
-fail() {
-	echo "FAIL: $*" >&2
-	fails=$((fails + 1))
-}
+# shellcheck source=report/tests/browser-lib.sh
+. "$(dirname "$0")/browser-lib.sh"
 
 # expect STATUS PATTERN CMD...: the exit status and a line of stderr.
 expect() {

@@ -14,42 +14,16 @@
 # cannot be run.
 set -uo pipefail
 matrix=$1 png_colors=$2
+# shellcheck source=report/tests/browser-lib.sh
+. "$(dirname "$0")/browser-lib.sh"
 
-skip() {
-	echo "SKIP: $*"
-	exit 77
-}
-need() {
-	if [ "${CI:-}" = true ]; then
-		echo "FAIL: $* and CI=true" >&2
-		exit 1
-	fi
-	skip "$*"
-}
 [ "$(id -u)" = 0 ] || skip "not root (testfs-matrix mounts testfs)"
 [ -c /dev/fuse ] || skip "/dev/fuse missing"
-browser=$(command -v chromium || command -v chromium-browser || true)
-[ -n "$browser" ] || need "chromium not installed (apt-get install chromium)"
-[ -n "$png_colors" ] ||
-	need "built without zlib (apt-get install zlib1g-dev), no PNG check"
+need_browser "$png_colors"
+window=1400,1400
 
 tmp=$(mktemp -d /tmp/testfs-test.rmatrix.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() {
-	echo "FAIL: $*" >&2
-	fails=$((fails + 1))
-}
-
-run_browser() {
-	local profile
-	profile=$(mktemp -d "$tmp/profile.XXXXXX")
-	timeout 120 "$browser" --headless --no-sandbox --disable-gpu \
-		--disable-quic --no-first-run --disable-background-networking \
-		--disable-component-update --disable-sync \
-		--user-data-dir="$profile" --enable-logging=stderr --v=0 \
-		--window-size=1400,1400 "$@"
-}
 
 # The page's data holds one [seq, file, first, pages, "cause", ...] array
 # per FUSE read (report/html.c); access records have a string third.
@@ -57,38 +31,20 @@ data_ranges() {
 	grep -o '\[[0-9]*,[0-9]*,[0-9]*,[0-9]*,"[a-z]*",' "$1" | wc -l
 }
 
-# check NAME: opens $tmp/NAME.html; prints its #status element.
+# check NAME: opens $tmp/NAME.html; its #status element in $STATUS.
 check() {
-	local p=$1 html=$tmp/$1.html st want got self
+	local p=$1 html=$tmp/$1.html want got
 	[ -s "$html" ] || {
 		fail "$p.html not written"
 		return
 	}
-	run_browser --dump-dom "file://$html" >"$tmp/$p.dom" \
-		2>"$tmp/$p.console" || fail "$p: chromium --dump-dom failed"
-	if grep -E 'Uncaught|CONSOLE' "$tmp/$p.console"; then
-		fail "$p: console errors (above)"
-	fi
-	st=$(grep -o '<div id="status"[^>]*>' "$tmp/$p.dom")
-	echo "$p: $st"
-	case $st in
-	*'data-state="ok"'*) ;;
-	*) fail "$p: the page's script did not finish: $st" ;;
-	esac
+	open_page "$p" "$html"
 	want=$(data_ranges "$html")
-	got=$(echo "$st" | grep -o 'data-ranges="[0-9]*"' | tr -dc 0-9)
+	got=$(status_count data-ranges)
 	[ "$want" -gt 0 ] || fail "$p: the page's data holds no read"
 	[ "$got" = "$want" ] || fail "$p: $got ranges drawn, data has $want"
-	run_browser --dump-dom "file://$html#selftest" >"$tmp/$p.self" \
-		2>>"$tmp/$p.console" || fail "$p: chromium #selftest failed"
-	self=$(grep -o 'data-selftest="[^"]*"' "$tmp/$p.self")
-	[ "$self" = 'data-selftest="ok"' ] ||
-		fail "$p: linked zoom self-test: ${self:-not run}"
-	run_browser --screenshot="$tmp/$p.png" "file://$html" \
-		>/dev/null 2>>"$tmp/$p.console" ||
-		fail "$p: chromium --screenshot failed"
-	"$png_colors" "$tmp/$p.png" 16 2 || fail "$p.png looks blank"
-	STATUS=$st
+	page_selftest "$p" "$html" "linked zoom"
+	page_screenshot "$p" "$html" "$png_colors"
 }
 
 # --- Bad use: a command the page cannot draw ---------------------------
@@ -107,7 +63,7 @@ timeout 300 "$matrix" --kernel host --html "$tmp/host.html" \
 check host
 # The scenario's own count of FUSE requests, from its --json.
 want=$(grep -o '"requests":[0-9]*' "$tmp/host.json" | head -1 | tr -dc 0-9)
-got=$(echo "$STATUS" | grep -o 'data-ranges="[0-9]*"' | tr -dc 0-9)
+got=$(status_count data-ranges)
 [ "$got" = "$want" ] || fail "host: $got ranges drawn, scenario says $want"
 timeout 300 "$matrix" --kernel host --html "$tmp/touch.html" \
 	touch 1024 1024 --exec >"$tmp/touch.out" 2>&1 ||
@@ -134,7 +90,7 @@ else
 	# VMA) and keeps async readahead going past its end; 6.16 and
 	# later stop both at the VMA on a PROT_EXEC mapping
 	# (docs/kernels.md). The page must say so and mark it.
-	diff=$(echo "$STATUS" | grep -o 'data-diff="[0-9]*"' | tr -dc 0-9)
+	diff=$(status_count data-diff)
 	[ "${diff:-0}" -ge 1 ] || fail "two: no differing pages marked"
 	grep -q 'Fetched on debian:6.1 and not on host' "$tmp/two.dom" ||
 		fail "two: the difference is not said in words"

@@ -6,6 +6,11 @@
 
 #include "text.h"
 
+/* The characters written as a backslash and a letter (or themselves). */
+static const char short_escape[256] = {
+	['"'] = '"', ['\\'] = '\\', ['\n'] = 'n', ['\t'] = 't', ['\r'] = 'r',
+};
+
 void json_add_string(struct strbuf *sb, const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -16,25 +21,9 @@ void json_add_string(struct strbuf *sb, const char *s, size_t len)
 	while (i < len) {
 		unsigned char c = p[i];
 
-		switch (c) {
-		case '"':
-			strbuf_add(sb, "\\\"", 2);
-			i++;
-			continue;
-		case '\\':
-			strbuf_add(sb, "\\\\", 2);
-			i++;
-			continue;
-		case '\n':
-			strbuf_add(sb, "\\n", 2);
-			i++;
-			continue;
-		case '\t':
-			strbuf_add(sb, "\\t", 2);
-			i++;
-			continue;
-		case '\r':
-			strbuf_add(sb, "\\r", 2);
+		if (short_escape[c]) {
+			strbuf_addc(sb, '\\');
+			strbuf_addc(sb, short_escape[c]);
 			i++;
 			continue;
 		}

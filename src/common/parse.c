@@ -30,8 +30,16 @@ static int parse_digits(const char **sp, uint64_t *out, const char **why)
 	return 0;
 }
 
-static int leading_sign(const char *s, const char **why)
+/*
+ * Whether @s cannot start a number: empty (@empty is the reason), or
+ * signed or spaced before its digits; the reason in *@why.
+ */
+static int bad_start(const char *s, const char *empty, const char **why)
 {
+	if (!s || !*s) {
+		*why = empty;
+		return 1;
+	}
 	while (isspace((unsigned char)*s))
 		s++;
 	if (*s == '-') {
@@ -45,6 +53,9 @@ static int leading_sign(const char *s, const char **why)
 	return 0;
 }
 
+/* What a size looks like, for the reasons parse_size() gives. */
+#define SIZE_FORM "bytes with optional K, M, G, T, P or E suffix"
+
 int parse_size(const char *s, int allow_zero, uint64_t *out, const char **why)
 {
 	static const char suffixes[] = "KMGTPE";
@@ -53,18 +64,14 @@ int parse_size(const char *s, int allow_zero, uint64_t *out, const char **why)
 	uint64_t v;
 	int err;
 
-	if (!s || !*s) {
-		*why = "empty size (expected bytes with optional K, M, G, T, P or E suffix)";
-		return -EINVAL;
-	}
-	if (leading_sign(s, why))
+	if (bad_start(s, "empty size (expected " SIZE_FORM ")", why))
 		return -EINVAL;
 	err = parse_digits(&p, &v, why);
 	if (err) {
 		if (err == -ERANGE)
 			*why = "size too large (the limit is 2^62 bytes)";
 		else
-			*why = "expected bytes with optional K, M, G, T, P or E suffix";
+			*why = "expected " SIZE_FORM;
 		return err;
 	}
 	if (*p == '.') {
@@ -110,11 +117,7 @@ int parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out,
 	uint64_t v;
 	int err;
 
-	if (!s || !*s) {
-		*why = "empty value (expected a decimal number)";
-		return -EINVAL;
-	}
-	if (leading_sign(s, why))
+	if (bad_start(s, "empty value (expected a decimal number)", why))
 		return -EINVAL;
 	err = parse_digits(&p, &v, why);
 	if (err)

@@ -11,22 +11,17 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "child.h"
+
 #define FUSECTL_DIR "/sys/fs/fuse/connections"
 
 static int read_int(const char *path, int64_t *out)
 {
 	char buf[64];
-	ssize_t n;
-	int fd;
+	int n = read_small_file(path, buf, sizeof(buf));
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return n < 0 ? -errno : -EIO;
-	buf[n] = '\0';
+	if (n < 0)
+		return n;
 	*out = strtoll(buf, NULL, 10);
 	return 0;
 }

@@ -1,22 +1,27 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tracefs files captured on Linux 6.18.44 (x86_64), the same as the unit
- * tests use: the trace harnesses build a real decoder and page layout from
- * them, and the seed corpora start from them.
+ * tracefs files captured on Linux 6.18.44 (x86_64): the format files of
+ * the events the tracer follows, events/header_page and
+ * events/header_event. unit_trace_format parses and decodes with them;
+ * the fuzz harnesses build a real decoder and page layout from them, and
+ * their seed corpora start from them.
  */
-#ifndef TESTFS_FUZZ_TRACE_FORMATS_H
-#define TESTFS_FUZZ_TRACE_FORMATS_H
+#ifndef TESTFS_TESTS_TRACE_FORMATS_H
+#define TESTFS_TESTS_TRACE_FORMATS_H
+
+/* The fields every event of this kernel starts with, and the blank line. */
+#define TRACE_COMMON_FIELDS                                                    \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;"      \
+	"\tsigned:0;\n"                                                        \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"             \
+	"\n"
 
 static const char fmt_sync_ra[] =
 	"name: page_cache_sync_ra\n"
 	"ID: 617\n"
-	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigne"
-	"d:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
+	"format:\n" TRACE_COMMON_FIELDS
 	"\tfield:unsigned long i_ino;\toffset:8;\tsize:8;\tsigned:0;\n"
 	"\tfield:dev_t s_dev;\toffset:16;\tsize:4;\tsigned:0;\n"
 	"\tfield:unsigned long index;\toffset:24;\tsize:8;\tsigned:0;\n"
@@ -37,13 +42,7 @@ static const char fmt_sync_ra[] =
 static const char fmt_ra_unbounded[] =
 	"name: page_cache_ra_unbounded\n"
 	"ID: 619\n"
-	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigne"
-	"d:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
+	"format:\n" TRACE_COMMON_FIELDS
 	"\tfield:unsigned long i_ino;\toffset:8;\tsize:8;\tsigned:0;\n"
 	"\tfield:dev_t s_dev;\toffset:16;\tsize:4;\tsigned:0;\n"
 	"\tfield:unsigned long index;\toffset:24;\tsize:8;\tsigned:0;\n"
@@ -59,13 +58,7 @@ static const char fmt_ra_unbounded[] =
 static const char fmt_ra_order[] =
 	"name: page_cache_ra_order\n"
 	"ID: 618\n"
-	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigne"
-	"d:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
+	"format:\n" TRACE_COMMON_FIELDS
 	"\tfield:unsigned long i_ino;\toffset:8;\tsize:8;\tsigned:0;\n"
 	"\tfield:dev_t s_dev;\toffset:16;\tsize:4;\tsigned:0;\n"
 	"\tfield:unsigned long index;\toffset:24;\tsize:8;\tsigned:0;\n"
@@ -82,13 +75,7 @@ static const char fmt_ra_order[] =
 static const char fmt_fault[] =
 	"name: mm_filemap_fault\n"
 	"ID: 597\n"
-	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigne"
-	"d:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
+	"format:\n" TRACE_COMMON_FIELDS
 	"\tfield:unsigned long i_ino;\toffset:8;\tsize:8;\tsigned:0;\n"
 	"\tfield:dev_t s_dev;\toffset:16;\tsize:4;\tsigned:0;\n"
 	"\tfield:unsigned long index;\toffset:24;\tsize:8;\tsigned:0;\n"
@@ -100,13 +87,7 @@ static const char fmt_fault[] =
 static const char fmt_get_pages[] =
 	"name: mm_filemap_get_pages\n"
 	"ID: 599\n"
-	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigne"
-	"d:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
+	"format:\n" TRACE_COMMON_FIELDS
 	"\tfield:unsigned long i_ino;\toffset:8;\tsize:8;\tsigned:0;\n"
 	"\tfield:dev_t s_dev;\toffset:16;\tsize:4;\tsigned:0;\n"
 	"\tfield:unsigned long index;\toffset:24;\tsize:8;\tsigned:0;\n"
