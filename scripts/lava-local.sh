@@ -34,6 +34,10 @@ server_env() {
 	export DATABASE_URL="postgres://lavaserver@127.0.0.1:$pgport/lavaserver"
 	export LAVA_SETTINGS_DEVICES_PATH="$dir/devices"
 	export LAVA_SETTINGS_HEALTH_CHECKS_PATH="$dir/health-checks"
+	# The job logs in the folder too: LAVA's default media folder is
+	# shared by every instance on the machine, and a new instance's job
+	# N (by date and id) would find an older instance's job N's log.
+	export LAVA_SETTINGS_MEDIA_ROOT="$dir/media/"
 	export LAVA_YAML_SETTINGS_CSRF_COOKIE_SECURE=false
 	export LAVA_YAML_SETTINGS_SESSION_COOKIE_SECURE=false
 	export ALLOWED_HOSTS="127.0.0.1,localhost"
@@ -94,6 +98,7 @@ up() {
 	local t0=$SECONDS
 	mkdir -p "$dir/devices" "$dir/health-checks" "$dir/worker"
 	chmod 755 "$dir"
+	install -d -o lavaserver -g lavaserver "$dir/media"
 
 	say "PostgreSQL cluster in $dir/pg, port $pgport"
 	if [ ! -d "$dir/pg" ]; then
