@@ -502,7 +502,7 @@ int lava_main(struct matrix *m, const char *const *specs, size_t nspec,
 	int status = lava_check_opts(o, true);
 
 	if (!status)
-		status = lava_prepare(m, specs, nspec, runs, n);
+		status = lava_prepare(m, specs, nspec, runs, n, o->arch);
 	if (status)
 		return status;
 	return lava_run_all(m, *runs, *n, o);

@@ -18,6 +18,7 @@ default "debian:6.12 debian:7.3").
 import json
 import os
 import re
+import struct
 import subprocess
 import sys
 import tempfile
@@ -48,6 +49,36 @@ def fake_kernel(d):
         f.write(hdr)
     with open(os.path.join(d, 'config'), 'w') as f:
         f.write('CONFIG_FUSE_FS=y\n')
+    return d
+
+
+def fake_arm64(d, page_kb):
+    """An arm64 Image header (magic "ARM\\x64", the page size in its
+    flags), FUSE built in."""
+    os.makedirs(d, exist_ok=True)
+    hdr = bytearray(0x1000)
+    hdr[0x38:0x3c] = b'ARM\x64'
+    hdr[24] = {4: 1, 16: 2, 64: 3}[page_kb] << 1
+    with open(os.path.join(d, 'Image'), 'wb') as f:
+        f.write(hdr)
+    with open(os.path.join(d, 'config'), 'w') as f:
+        f.write('CONFIG_FUSE_FS=y\n')
+    return d
+
+
+def fake_arm64_build(d):
+    """What scripts/setup.sh --matrix-arm64 makes, as static aarch64 ELF
+    headers (nothing runs them: they go into the guest image)."""
+    elf = (b'\x7fELF' + bytes([2, 1, 1, 0]) + bytes(8) +
+           struct.pack('<HHIQQQIHHHHHH', 2, 183, 1, 0, 0, 0, 0, 64, 56, 0,
+                       64, 0, 0))
+    for f in ('src/testfs', 'tools/testfs-touch', 'scenario/testfs-scenario',
+              'sysroot/bin/busybox', 'sysroot/bin/fusermount3'):
+        os.makedirs(os.path.dirname(os.path.join(d, f)), exist_ok=True)
+        with open(os.path.join(d, f), 'wb') as fh:
+            fh.write(elf)
+        os.chmod(os.path.join(d, f), 0o755)
+    os.makedirs(os.path.join(d, 'tests'), exist_ok=True)
     return d
 
 
@@ -234,6 +265,42 @@ def schema(matrix):
                     check(False, f'{" ".join(cmd)}: lava-common says {e}')
                 check(data['timeouts']['job']['minutes'] >= 20,
                       '--timeout sets the job\'s limit')
+        # arm64 guests, 4 KiB and 16 KiB pages: qemu-system-aarch64's
+        # context and a device tag per page size.
+        env = dict(os.environ,
+                   TESTFS_MATRIX_ARM64_BUILD=fake_arm64_build(os.path.join(tmp, 'b64')))
+        ks = [fake_arm64(os.path.join(tmp, f'a{kb}'), kb) for kb in (4, 16)]
+        art = os.path.join(tmp, 'arm64')
+        rc, out, err = run([matrix, '--kernel', ks[0], '--kernel', ks[1],
+                            '--artifacts', art, 'lava-job', 'scenario',
+                            'vma-boundary'], env=env)
+        check(rc == 0, f'lava-job for arm64 kernels: {rc} {err.strip()}')
+        tags = []
+        for root, _, files in sorted(os.walk(art)):
+            if 'job.yaml' not in files:
+                continue
+            data = yaml.safe_load(open(os.path.join(root, 'job.yaml')))
+            try:
+                validate(data, strict=True)
+                check(True, 'arm64: valid for lava-common')
+            except Exception as e:
+                check(False, f'arm64: lava-common says {e}')
+            ctx = data['context']
+            check((ctx['arch'], ctx['machine'], ctx['cpu']) ==
+                  ('arm64', 'virt', 'max,pauth-impdef=on'),
+                  f'arm64 context: {ctx}')
+            deploy = data['actions'][0]['deploy']['images']['kernel']
+            check('console=ttyAMA0' in deploy['image_arg'] and
+                  deploy['url'].endswith('/Image') and
+                  os.path.exists(os.path.join(root, 'Image')),
+                  f'arm64 kernel: {deploy}')
+            tags += data.get('tags', [])
+        check(sorted(tags) == ['page-16k', 'page-4k'],
+              f'a device tag per page size: {tags}')
+        rc, out, err = run([matrix, '--kernel', ks[0], '--arch', 'x86_64',
+                            '--artifacts', art, 'lava-job', 'suite'], env=env)
+        check(rc == 2 and 'arm64 kernel' in err,
+              f'--arch x86_64 with an arm64 kernel: {rc} {err.strip()}')
 
 
 def table(out):
