@@ -132,13 +132,15 @@ up() {
 		manage device-types add qemu > /dev/null
 	manage workers list 2> /dev/null | grep -qw worker1 ||
 		manage workers add worker1 > /dev/null
+	# Under TCG qemu-system-aarch64 runs either page size: both tags
+	# (testfs-matrix tags its arm64 jobs page-4k or page-16k).
 	local i name
 	for ((i = 1; i <= ndev; i++)); do
 		name=qemu-0$i
 		echo "{% extends 'qemu.jinja2' %}" > "$dir/devices/$name.jinja2"
 		manage devices list 2> /dev/null | grep -qw "$name" ||
 			manage devices add --device-type qemu --worker worker1 \
-				"$name" > /dev/null
+				--tags page-4k page-16k "$name" > /dev/null
 		manage devices update --health GOOD "$name" > /dev/null
 	done
 
