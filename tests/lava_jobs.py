@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from urllib.parse import urlsplit
 
 FAILS = []
 
@@ -330,6 +331,61 @@ def untimed(v):
     return v
 
 
+def live_bad_input(matrix, env, tmp, kernel, cmd):
+    """Bad input against the running instance: exit 1, LAVA's words, the
+    job's URL where there is a job, no --json."""
+    url, token = env['TESTFS_LAVA_URL'], env['TESTFS_LAVA_TOKEN_FILE']
+    js = os.path.join(tmp, 'bad.json')
+    lava = [matrix, '--lava', url, '--artifacts', os.path.join(tmp, 'bad'),
+            '--json', js]
+    bad = os.path.join(tmp, 'badtoken')
+    with open(bad, 'w') as f:
+        f.write('0123456789abcdef\n')
+    rc, out, err = run([*lava, '--lava-token', bad, '--kernel', kernel, *cmd])
+    check(rc == 1 and 'Unauthorized' in err and not os.path.exists(js),
+          f'a bad token: exit 1, LAVA\'s 401, no --json: {rc} {err.strip()[:300]}')
+    # A job LAVA rejects: an arm64 kernel of 64 KiB pages, a tag
+    # (page-64k) that no device of the instance has.
+    fake = dict(os.environ, TESTFS_MATRIX_ARM64_BUILD=fake_arm64_build(
+        os.path.join(tmp, 'b64')))
+    k64 = fake_arm64(os.path.join(tmp, 'a64k'), 64)
+    rc, out, err = run([*lava, '--lava-token', token, '--kernel', k64, *cmd],
+                       env=fake)
+    check(rc == 1 and 'LAVA rejected the job' in out + err and
+          'page-64k' in out + err and not os.path.exists(js),
+          f'a job LAVA rejects: exit 1, its message: {rc} {(out + err).strip()[:400]}')
+    # A job canceled in LAVA while queued or running: its failure, its URL.
+    p = subprocess.Popen([*lava, '--lava-token', token, '--kernel', kernel,
+                          *cmd], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    jid = None
+    for line in p.stdout:
+        m = re.search(r'queued: (\S+/scheduler/job/(\d+))', line)
+        if m:
+            jid = m.group(2)
+            break
+    u = urlsplit(url)
+    with open(token) as f:
+        secret = f.read().strip()
+    lavacli = ['lavacli', '--uri',
+               f'{u.scheme}://{u.username}:{secret}@{u.hostname}:{u.port}/RPC2']
+    if jid:
+        run([*lavacli, 'jobs', 'cancel', jid], timeout=180)
+    out, err = p.communicate(timeout=1200)
+    check(jid and p.returncode == 1 and 'Canceled' in out + err and
+          f'/scheduler/job/{jid}' in out + err,
+          f'a canceled job: exit 1, Canceled, its URL: {p.returncode} {(out + err).strip()[-400:]}')
+    # No qemu device that can take jobs: both retired, then Good again.
+    devs = ['qemu-01', 'qemu-02']
+    for d in devs:
+        run([*lavacli, 'devices', 'update', '--health', 'RETIRED', d], timeout=180)
+    rc, out, err = run([*lava, '--lava-token', token, '--kernel', kernel, *cmd])
+    for d in devs:
+        run([*lavacli, 'devices', 'update', '--health', 'GOOD', d], timeout=180)
+    check(rc == 1 and 'no qemu device' in err and not os.path.exists(js),
+          f'no usable qemu device: exit 1, says so: {rc} {err.strip()[:300]}')
+
+
 def local(matrix, src):
     if os.geteuid() != 0:
         print('SKIP: the local LAVA instance needs root (its worker runs QEMU)')
@@ -379,6 +435,7 @@ def local(matrix, src):
                   f'LAVA\'s --json equals the local one but for times:\n{docs[0]}\n{docs[1]}')
             print(f'one kernel over LAVA: {one:.0f} s; two at once: {two:.0f} s '
                   f'({two / one:.2f}x)')
+            live_bad_input(matrix, env, tmp, kernels[0], cmd)
     finally:
         if os.environ.get('TESTFS_LAVA_KEEP') != '1':
             run(['bash', script, 'down'], timeout=300)
