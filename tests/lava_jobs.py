@@ -331,9 +331,23 @@ def untimed(v):
     return v
 
 
+def failed_run(js, words):
+    """The whole --json of a run that failed in LAVA: its one run failed,
+    the reason with @words; removed for the next check."""
+    try:
+        with open(js) as f:
+            runs = json.load(f)['runs']
+        os.unlink(js)
+    except (OSError, ValueError, KeyError):
+        return False
+    return (len(runs) == 1 and runs[0]['status'] == 'failed' and
+            words in runs[0]['reason'])
+
+
 def live_bad_input(matrix, env, tmp, kernel, cmd):
     """Bad input against the running instance: exit 1, LAVA's words, the
-    job's URL where there is a job, no --json."""
+    job's URL where there is a job; no --json when no job ran, a whole one
+    (the run failed, LAVA's words in its reason) when one did."""
     url, token = env['TESTFS_LAVA_URL'], env['TESTFS_LAVA_TOKEN_FILE']
     js = os.path.join(tmp, 'bad.json')
     lava = [matrix, '--lava', url, '--artifacts', os.path.join(tmp, 'bad'),
@@ -352,7 +366,7 @@ def live_bad_input(matrix, env, tmp, kernel, cmd):
     rc, out, err = run([*lava, '--lava-token', token, '--kernel', k64, *cmd],
                        env=fake)
     check(rc == 1 and 'LAVA rejected the job' in out + err and
-          'page-64k' in out + err and not os.path.exists(js),
+          'page-64k' in out + err and failed_run(js, 'page-64k'),
           f'a job LAVA rejects: exit 1, its message: {rc} {(out + err).strip()[:400]}')
     # A job canceled in LAVA while queued or running: its failure, its URL.
     p = subprocess.Popen([*lava, '--lava-token', token, '--kernel', kernel,
@@ -373,7 +387,8 @@ def live_bad_input(matrix, env, tmp, kernel, cmd):
         run([*lavacli, 'jobs', 'cancel', jid], timeout=180)
     out, err = p.communicate(timeout=1200)
     check(jid and p.returncode == 1 and 'Canceled' in out + err and
-          f'/scheduler/job/{jid}' in out + err,
+          f'/scheduler/job/{jid}' in out + err and
+          failed_run(js, f'/scheduler/job/{jid}'),
           f'a canceled job: exit 1, Canceled, its URL: {p.returncode} {(out + err).strip()[-400:]}')
     # No qemu device that can take jobs: both retired, then Good again.
     devs = ['qemu-01', 'qemu-02']
