@@ -417,7 +417,10 @@ static void follow_all(struct matrix *m, const struct server *s,
 				continue;
 			if (poll_job(s, &runs[i], &jobs[i], &f[i])) {
 				collect(m, s, &runs[i], &jobs[i], &f[i]);
-				runs[i].seconds = now_s() - f[i].start;
+				/* Its time running; 0 if it never ran. */
+				runs[i].seconds = f[i].start > 0
+							  ? now_s() - f[i].start
+							  : 0;
 				left--;
 				continue;
 			}
