@@ -8,6 +8,10 @@
 #                                            every config file key of PROGRAM
 #                                            --help ("keys: a, b, ...;") in
 #                                            the page's CONFIGURATION FILE
+#   check-coverage.sh defaults PROGRAM PAGE...
+#                                            every "--opt ... (N by default)"
+#                                            of the pages is PROGRAM --help's
+#                                            "Default N" of --opt
 set -u
 mode=$1
 shift
@@ -25,7 +29,7 @@ check() { # PAGE-TEXT-FILE WORD
 }
 
 tmp=$(mktemp) || exit 1
-trap 'rm -f "$tmp"' EXIT
+trap 'rm -f "$tmp" "$tmp.res"' EXIT
 case $mode in
 options)
 	prog=$1 page=$2
@@ -59,8 +63,49 @@ config-keys)
 		check "$tmp" "$key"
 	done
 	;;
+defaults)
+	prog=$1
+	shift
+	help=$("$prog" --help) || { echo "$prog --help failed" >&2; exit 1; }
+	# OPTION TAB DEFAULT of --help: the first "default N" of its entry.
+	printf '%s\n' "$help" | awk '
+	/^ +(-[a-zA-Z], )?--[a-z]/ {
+		opt = $0; sub(/^ +(-[a-zA-Z], )?/, "", opt); sub(/[ =].*/, "", opt)
+		done = 0
+	}
+	opt != "" && !done && match($0, /[Dd]efault:? [0-9]+/) {
+		v = substr($0, RSTART, RLENGTH); sub(/.* /, "", v)
+		print opt "\t" v; done = 1
+	}' >"$tmp"
+	# The pages' sentences, roff macros and line breaks out.
+	: >"$tmp.res"
+	for page in "$@"; do
+		page_text "$page" | sed -E 's/^\.[A-Z]+ ?//' | tr '\n' ' ' |
+			sed -E 's/ +/ /g; s/\( /(/g; s/ ,/,/g' |
+			grep -oE -- '--[a-z][a-z0-9-]*[^().]{0,40}[(,] ?[0-9][0-9A-Za-z]* by default' |
+			while read -r said; do
+				opt=${said%%[ ,(]*}
+				n=${said% by default}
+				n=${n##*[ (,]}
+				want=$(awk -F '\t' -v o="$opt" \
+					'$1 == o { print $2 }' "$tmp")
+				if [ "$n" != "$want" ]; then
+					echo "$page: '$said', but $opt's default" \
+						"is ${want:-not in --help}" >&2
+					echo bad
+				else
+					echo ok
+				fi
+			done >>"$tmp.res"
+	done
+	grep -q bad "$tmp.res" && missing=1
+	grep -q ok "$tmp.res" || {
+		echo "no '--option ... N by default' in $*" >&2
+		missing=1
+	}
+	;;
 *)
-	echo "usage: check-coverage.sh options PROGRAM PAGE | names PAGE HEADER... | config-keys PROGRAM PAGE" >&2
+	echo "usage: check-coverage.sh options PROGRAM PAGE | names PAGE HEADER... | config-keys PROGRAM PAGE | defaults PROGRAM PAGE..." >&2
 	exit 2
 	;;
 esac

@@ -355,8 +355,9 @@ minutes=$(( ($(date +%s) - t_start + 59) / 60 ))
 	echo "## Many rules"
 	echo
 	echo "\`build/bench/rules${quick:+ $quick}\`: a cold 256 MiB sequential read with 0,"
-	echo "10, 10 000 and 300 000 latency rules, against a daemon without rules"
-	echo "in turn, and the time to add the rules over \`.testfs/ctl\`."
+	echo "10, 10 000 and 300 000 latency rules, and as many error rules that never"
+	echo "fire, against a daemon without rules in turn, and the time to add the"
+	echo "rules over \`.testfs/ctl\`."
 	echo
 	tail -n +3 "$work/rules.txt"
 	echo

@@ -19,9 +19,11 @@ build_packages=(gcc libc6-dev libfuse3-dev fuse3 liburing-dev
 # report: pages in headless Chromium, screenshots decoded with zlib);
 # qemu-system-x86 and busybox-static for the kernel matrix (suite matrix,
 # and the tutorial's experiment 11); python3 and binutils (nm) for the
-# layer and circle check (tools/callgraph.py, the test callgraph).
+# layer and circle check (tools/callgraph.py, the test callgraph);
+# lava-common for LAVA's job schema (the test lava_schema checks the jobs
+# of testfs-matrix lava-job with it).
 test_packages=(chromium zlib1g-dev qemu-system-x86 busybox-static python3
-	binutils)
+	binutils lava-common)
 
 # shellcheck disable=SC2034
 # testfs-matrix's QEMU guests and Debian's kernels (scripts/setup.sh

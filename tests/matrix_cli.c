@@ -8,6 +8,7 @@
  * matrix's checks see them, no guest boots one except the hang test.
  */
 #include <criterion/criterion.h>
+#include <criterion/logging.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -369,6 +370,28 @@ Test(matrix_cli, outputs_through_a_symlink_keep_the_link)
 	}
 }
 
+/*
+ * Standard output, a pipe here, named as /dev/stdout or /dev/fd/1: each
+ * output goes into it after the table (the link reads "pipe:[ino]", which
+ * was taken for a missing file: ENOENT, exit status 1).
+ */
+Test(matrix_cli, outputs_onto_standard_output)
+{
+	const char *names[] = { "/dev/stdout", "/dev/fd/1" };
+	char *out;
+	unsigned i, k;
+
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < 3; i++) {
+			cr_expect_eq(run_output(out_opts[i], names[k], &out), 0,
+				     "%s %s: %s", out_opts[i], names[k], out);
+			cr_expect(strstr(out, out_heads[i]) &&
+					  strstr(out, "skipped"),
+				  "%s %s: %s", out_opts[i], names[k], out);
+			free(out);
+		}
+}
+
 /* A scratch node of /dev/full (1, 7): never the real one. */
 Test(matrix_cli, a_full_device_is_an_error_and_stays_a_device)
 {
@@ -698,8 +721,13 @@ Test(matrix_cli, a_slow_guest_is_killed_at_the_time_limit)
 	cache_root(cache, sizeof(cache));
 	snprintf(img, sizeof(img), "%s/kernels/debian-6.12/bzImage", cache);
 	if (access(img, R_OK) || access("/usr/bin/qemu-system-x86_64", X_OK) ||
-	    access("/bin/busybox", X_OK))
+	    access("/bin/busybox", X_OK)) {
+		/* Said in the output too: scripts/test.sh lists such parts. */
+		cr_log_warn("skipped part: %s",
+			    "matrix_cli's slow guest needs "
+			    "debian:6.12 cached, QEMU and busybox");
 		cr_skip_test("needs debian:6.12 cached, QEMU and busybox");
+	}
 	/* Emulated: boot and scenario take well over 2 s. */
 	setenv("TESTFS_MATRIX_ACCEL", "tcg", 1);
 	snprintf(json, sizeof(json), "%s/out.json", dir);

@@ -114,9 +114,6 @@ static inline void ra_evictions_start_path(struct ra_evictions *e,
 		 (unsigned long long)st.st_ino,
 		 (major(st.st_dev) << 20) | minor(st.st_dev));
 	/* mono: the clock of the log's t_ns. 4 MiB per CPU: no overrun. */
-	/* No comms (record-cmd would hook sched_switch: the daemon's
-	 * tracer says why it turns it off). */
-	ra_evict_write(e, "options/record-cmd", "0");
 	if (ra_evict_write(e, "trace_clock", "mono") != 0 ||
 	    ra_evict_write(e, "buffer_size_kb", "4096") != 0 ||
 	    ra_evict_write(e, RA_EVICT_EVENT "/filter", filter) != 0 ||

@@ -256,3 +256,60 @@ Test(outfile, a_failed_write_leaves_the_old_file_and_no_temporary)
 	cr_assert_str_eq(slurp(at("old")), "old\n");
 	expect_entries(1);
 }
+
+/*
+ * A descriptor of this process (/dev/stdout, /dev/fd/N, /proc/self/fd/N)
+ * is written through: its link is no path ("pipe:[ino]" for a pipe, which
+ * failed with ENOENT), and a file behind it is already open, so it is
+ * neither replaced nor truncated (--json /dev/stdout > out lost what the
+ * tool had printed to out before the rename).
+ */
+Test(outfile, a_pipe_named_by_its_descriptor_is_written_through)
+{
+	const char *fmts[] = { "/dev/fd/%d", "/proc/self/fd/%d",
+			       "/proc/%d/fd/%d" };
+	char path[64], got[64];
+	int p[2];
+	unsigned i;
+	ssize_t n;
+
+	cr_assert_eq(pipe(p), 0);
+	for (i = 0; i < 3; i++) {
+		if (i < 2)
+			snprintf(path, sizeof(path), fmts[i], p[1]);
+		else
+			snprintf(path, sizeof(path), fmts[i], (int)getpid(),
+				 p[1]);
+		cr_assert_eq(outfile_check(path), 0, "%s", path);
+		cr_assert_eq(outfile_write(path, "piped\n", 6), 0, "%s", path);
+		n = read(p[0], got, sizeof(got) - 1);
+		cr_assert_eq(n, 6, "%s: read %zd", path, n);
+		got[n] = '\0';
+		cr_assert_str_eq(got, "piped\n");
+	}
+	/* The read end: not open for writing. */
+	snprintf(path, sizeof(path), "/dev/fd/%d", p[0]);
+	cr_assert_eq(outfile_check(path), -EBADF);
+	cr_assert_eq(outfile_write(path, "x", 1), -EBADF);
+	close(p[0]);
+	close(p[1]);
+}
+
+Test(outfile, a_file_named_by_its_descriptor_keeps_what_it_holds)
+{
+	char path[64];
+	struct stat before, after;
+	int fd = open(at("out"), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, "table\n", 6), 6);
+	cr_assert_eq(fstat(fd, &before), 0);
+	snprintf(path, sizeof(path), "/dev/fd/%d", fd);
+	cr_assert_eq(outfile_write(path, "{}\n", 3), 0);
+	cr_assert_eq(write(fd, "end\n", 4), 4);
+	close(fd);
+	cr_assert_eq(stat(at("out"), &after), 0);
+	cr_expect_eq(after.st_ino, before.st_ino, "the file was replaced");
+	cr_assert_str_eq(slurp(at("out")), "table\n{}\nend\n");
+	expect_entries(1);
+}

@@ -7,7 +7,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -53,11 +55,45 @@ static bool link_is_safe(const char *path, const struct stat *st)
 }
 
 /*
+ * The descriptor of this process that @path names (/dev/fd/N,
+ * /proc/self/fd/N, /proc/thread-self/fd/N, /proc/PID/fd/N of this
+ * process; /dev/stdout and /dev/stderr lead there), or -1. Its link is
+ * no path to follow: for a pipe it reads "pipe:[ino]", and a file behind
+ * it is already open (the shell's "> out").
+ */
+static int fd_named(const char *path)
+{
+	static const char *const dirs[] = { "/dev/fd/", "/proc/self/fd/",
+					    "/proc/thread-self/fd/" };
+	char own[64];
+	const char *num = NULL;
+	char *end;
+	unsigned i;
+	long n;
+
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]) && !num; i++)
+		if (!strncmp(path, dirs[i], strlen(dirs[i])))
+			num = path + strlen(dirs[i]);
+	snprintf(own, sizeof(own), "/proc/%d/fd/", (int)getpid());
+	if (!num && !strncmp(path, own, strlen(own)))
+		num = path + strlen(own);
+	if (!num || *num < '0' || *num > '9')
+		return -1;
+	errno = 0;
+	n = strtol(num, &end, 10);
+	if (errno || *end || n > INT_MAX || fcntl((int)n, F_GETFD) < 0)
+		return -1;
+	return (int)n;
+}
+
+/*
  * Follows @path through symbolic links into @out; @st is what is there,
  * st_mode 0 when nothing is (a missing folder on the way shows up when
- * the file is created).
+ * the file is created). Stops at a descriptor of this process: -EBADF
+ * with its number in *@fd.
  */
-static int resolve(const char *path, char *out, size_t len, struct stat *st)
+static int resolve(const char *path, char *out, size_t len, struct stat *st,
+		   int *fd)
 {
 	char link[PATH_MAX];
 	int hops;
@@ -72,6 +108,9 @@ static int resolve(const char *path, char *out, size_t len, struct stat *st)
 		size_t keep;
 		ssize_t n;
 
+		*fd = fd_named(out);
+		if (*fd >= 0)
+			return -EBADF;
 		if (lstat(out, st)) {
 			if (errno != ENOENT)
 				return -errno;
@@ -166,18 +205,36 @@ static int open_tmp(struct outfile *o, const struct stat *old)
 	return fd;
 }
 
+/* 0 if descriptor @fd was opened for writing, or -EBADF. */
+static int writable_fd(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	return fl >= 0 && (fl & O_ACCMODE) != O_RDONLY ? 0 : -EBADF;
+}
+
 int outfile_open(struct outfile *o, const char *path)
 {
 	static const cookie_io_functions_t io = { .write = cookie_write };
 	struct stat st;
-	int err;
+	int err, fd;
 
 	memset(o, 0, sizeof(*o));
 	o->fd = -1;
-	err = resolve(path, o->path, sizeof(o->path), &st);
-	if (err)
+	err = resolve(path, o->path, sizeof(o->path), &st, &fd);
+	if (err == -EBADF && fd >= 0) {
+		/* What this process printed there so far goes first. */
+		if (fd == STDOUT_FILENO)
+			fflush(stdout);
+		if (fd == STDERR_FILENO)
+			fflush(stderr);
+		err = writable_fd(fd);
+		o->fd = err ? err : fcntl(fd, F_DUPFD_CLOEXEC, 3);
+		if (o->fd < 0 && !err)
+			o->fd = -errno;
+	} else if (err) {
 		return err;
-	if (st.st_mode == 0 || S_ISREG(st.st_mode)) {
+	} else if (st.st_mode == 0 || S_ISREG(st.st_mode)) {
 		o->fd = open_tmp(o, &st);
 	} else {
 		o->fd = open(o->path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
@@ -251,8 +308,10 @@ int outfile_check(const char *path)
 {
 	char real[PATH_MAX], dir[PATH_MAX];
 	struct stat st;
-	int err = resolve(path, real, sizeof(real), &st);
+	int fd, err = resolve(path, real, sizeof(real), &st, &fd);
 
+	if (err == -EBADF && fd >= 0)
+		return writable_fd(fd);
 	if (err)
 		return err;
 	if (st.st_mode && !S_ISREG(st.st_mode))

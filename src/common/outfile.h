@@ -15,6 +15,10 @@
  *   says, whatever the machine's setting);
  * - a FIFO, a character or block device: written into, never replaced
  *   (the data is what the user sent there);
+ * - a descriptor of this process (/dev/stdout, /dev/stderr, /dev/fd/N,
+ *   /proc/self/fd/N): written through it, whatever it is, as the tool
+ *   writes its own output there ("--json /dev/stdout > out" keeps both);
+ *   EBADF if it is not open for writing;
  * - a folder: EISDIR; a socket: ENXIO (as open(2) says).
  *
  * Every write, the flush and the close are checked: the first error is
@@ -43,8 +47,8 @@ struct outfile {
  * Opens @path for writing as above. A FIFO blocks until a reader opens
  * it, as for any writer.
  *
- * Returns 0 or a negative errno (EISDIR, ELOOP, ENAMETOOLONG, what open
- * or lstat said); nothing is left behind on failure.
+ * Returns 0 or a negative errno (EISDIR, ELOOP, ENAMETOOLONG, EBADF, what
+ * open or lstat said); nothing is left behind on failure.
  */
 int outfile_open(struct outfile *o, const char *path);
 

@@ -281,6 +281,59 @@ bool rule_index_first(const struct rule_index *ix, const char *file,
 	return false;
 }
 
+struct gather {
+	size_t lo, hi;	/* positions allowed */
+	uint64_t first; /* entries must end at or after it */
+	size_t block, n;
+	struct rule_hit *out;
+};
+
+/* Every live entry below node @i (covering [nl, nr)) that matches. */
+static void gather(const struct rule_index_block *b, size_t i, size_t nl,
+		   size_t nr, struct gather *g)
+{
+	const struct node *x = &b->t[i];
+	size_t mid;
+
+	if (nr <= g->lo || g->hi <= nl || x->min_rule == NO_RULE ||
+	    x->max_last < g->first)
+		return;
+	if (nr - nl == 1) {
+		g->out[g->n++] = (struct rule_hit){ x->min_rule, g->block, nl };
+		return;
+	}
+	mid = nl + (nr - nl) / 2;
+	gather(b, 2 * i, nl, mid, g);
+	gather(b, 2 * i + 1, mid, nr, g);
+}
+
+/* Entries [lo, hi) of one file group: those starting by @last. */
+static void gather_group(const struct rule_index_block *b, size_t lo, size_t hi,
+			 uint64_t last, struct gather *g)
+{
+	g->lo = lo;
+	g->hi = upper_first(b, lo, hi, last);
+	if (g->lo < g->hi)
+		gather(b, 1, 0, b->leaves, g);
+}
+
+size_t rule_index_matches(const struct rule_index *ix, size_t block,
+			  const char *file, uint64_t first, uint64_t last,
+			  struct rule_hit *out)
+{
+	const struct rule_index_block *b = &ix->blocks[block];
+	struct gather g = { .first = first, .block = block, .out = out };
+	size_t lo, hi;
+
+	gather_group(b, 0, b->nany, last, &g);
+	if (file) {
+		lo = lower_file(b, b->nany, b->n, file, false);
+		hi = lower_file(b, lo, b->n, file, true);
+		gather_group(b, lo, hi, last, &g);
+	}
+	return g.n;
+}
+
 void rule_index_switch(struct rule_index *ix, const struct rule_hit *hit,
 		       bool on)
 {

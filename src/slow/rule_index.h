@@ -74,6 +74,18 @@ void rule_index_clear(struct rule_index *ix);
 bool rule_index_first(const struct rule_index *ix, const char *file,
 		      uint64_t first, uint64_t last, struct rule_hit *hit);
 
+/*
+ * Every rule of block @block (0 to ix->nblocks - 1; a lower block holds
+ * lower numbers only) that is on and matches a read of pages [@first,
+ * @last] of @file, into @out (room for as many as the index has rules),
+ * in no particular order. Returns how many. Each subtree it enters holds
+ * a match, so it costs O(log n) per match: the way to walk many matches
+ * (random rules that do not fire) without switching each one off.
+ */
+size_t rule_index_matches(const struct rule_index *ix, size_t block,
+			  const char *file, uint64_t first, uint64_t last,
+			  struct rule_hit *out);
+
 /* Switches the rule at @hit off or (if not dropped) on again. */
 void rule_index_switch(struct rule_index *ix, const struct rule_hit *hit,
 		       bool on);

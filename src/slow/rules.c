@@ -260,34 +260,76 @@ static bool error_fires(struct error_rule *r)
 }
 
 /*
+ * Draws error rule @hit (a match): whether it fires; one whose times= are
+ * used up is dropped for good.
+ */
+static bool error_try(struct rule_set *rs, const struct rule_hit *hit,
+		      struct rule_verdict *v)
+{
+	struct error_rule *r = &rs->errs[hit->rule];
+	bool fired = error_fires(r);
+
+	if (r->limited && !r->times_left)
+		rule_index_drop(&rs->err_ix, hit);
+	if (!fired)
+		return false;
+	r->hits++;
+	rs->injected++;
+	v->err = r->err;
+	v->error_rule = (int)hit->rule;
+	return true;
+}
+
+static int cmp_hit_rule(const void *a, const void *b)
+{
+	const struct rule_hit *x = a, *y = b;
+
+	return x->rule < y->rule ? -1 : x->rule > y->rule;
+}
+
+/*
+ * Matches that did not fire, switched off one by one, before the rest
+ * are gathered and drawn in order (random rules that rarely fire, many
+ * to a read: one gathering costs less than switching each off).
+ */
+#define ERR_SWITCH_LIMIT 8
+
+/*
  * The first matching error rule that fires, in rule order: each match
  * that does not fire is switched off until the decision is made, one
- * whose times= are used up for good.
+ * whose times= are used up for good. Past ERR_SWITCH_LIMIT of them, the
+ * remaining matches of each block (lower blocks hold lower numbers) are
+ * gathered, sorted and drawn in order: the same draws, in the same order.
  */
 static void decide_error(struct rule_set *rs, const char *file, uint64_t first,
 			 uint64_t last, struct rule_verdict *v)
 {
-	struct rule_hit hit;
-	struct error_rule *r;
-	size_t noff = 0;
-	bool fired;
+	struct rule_hit hit, *more;
+	size_t noff = 0, k, n, i;
+	bool fired = false;
 
-	while (rule_index_first(&rs->err_ix, file, first, last, &hit)) {
-		r = &rs->errs[hit.rule];
-		fired = error_fires(r);
-		if (r->limited && !r->times_left)
-			rule_index_drop(&rs->err_ix, &hit);
-		if (fired) {
-			r->hits++;
-			rs->injected++;
-			v->err = r->err;
-			v->error_rule = (int)hit.rule;
+	while (noff < ERR_SWITCH_LIMIT &&
+	       rule_index_first(&rs->err_ix, file, first, last, &hit)) {
+		fired = error_try(rs, &hit, v);
+		if (fired)
 			break;
-		}
-		if (!r->limited) {
+		if (!rs->errs[hit.rule].limited) {
 			rule_index_switch(&rs->err_ix, &hit, false);
 			rs->err_off[noff++] = hit;
 		}
+	}
+	/*
+	 * Room (err_off holds as many as there are rules): the rules switched
+	 * off and those gathered are distinct.
+	 */
+	for (k = 0;
+	     !fired && noff == ERR_SWITCH_LIMIT && k < rs->err_ix.nblocks;
+	     k++) {
+		more = rs->err_off + noff;
+		n = rule_index_matches(&rs->err_ix, k, file, first, last, more);
+		qsort(more, n, sizeof(*more), cmp_hit_rule);
+		for (i = 0; i < n && !fired; i++)
+			fired = error_try(rs, &more[i], v);
 	}
 	while (noff)
 		rule_index_switch(&rs->err_ix, &rs->err_off[--noff], true);

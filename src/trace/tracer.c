@@ -334,15 +334,6 @@ static int setup_instance(struct tracer *t, const struct tracer_options *o,
 	 */
 	tracefs_write(t->inst, "options/overwrite", "0");
 	tracefs_write(t->inst, "buffer_percent", "0");
-	/*
-	 * No task names: the log keeps pids. With record-cmd on (an
-	 * instance's default) enabling an event also hooks sched_switch
-	 * and sched_wakeup to save comms, patching __schedule()'s code at
-	 * every start and stop; under QEMU's TCG on 6.1 that patching has
-	 * left a vCPU looping on its breakpoint and the guest locked up
-	 * (the other CPU in text_poke_bp's IPI, docs/matrix.md).
-	 */
-	tracefs_write(t->inst, "options/record-cmd", "0");
 
 	hp = tracefs_read(t->inst, "events/header_page");
 	he = tracefs_read(t->inst, "events/header_event");

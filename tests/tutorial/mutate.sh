@@ -62,4 +62,21 @@ mutate readme-prose tour 's/^range, 384 after it\.$/range, 383 after it./' \
 mutate readme-check-value tour \
 	's/expect="16 before the range, 48 after it"/expect="16 before the range, 47 after it"/' \
 	"$readme"
+# The C test README.md shows: its failure message, edited, fails it.
+sed 's/^big\.bin: readahead fetched 384 pages past/big.bin: readahead fetched 385 pages past/' \
+	"$readme" >"$work/c-message.md"
+if cmp -s "$readme" "$work/c-message.md"; then
+	echo "FAIL: c-message: the edit no longer changes README.md"
+	failed=1
+elif TUTORIAL_STRICT=1 bash "$here/c-example.sh" "$build" \
+	"$work/c-message.md" >"$work/c-message.out" 2>&1; then
+	echo "FAIL: c-message: c-example.sh passed the edited message"
+	failed=1
+elif grep -q '^FAIL: .*the message differs' "$work/c-message.out"; then
+	echo "ok: c-message: $(grep -m1 '^FAIL: ' "$work/c-message.out")"
+else
+	echo "FAIL: c-message: c-example.sh failed otherwise:"
+	sed 's/^/    /' "$work/c-message.out"
+	failed=1
+fi
 exit $failed

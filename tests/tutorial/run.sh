@@ -54,14 +54,9 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 doc=${doc:-$src/docs/tutorial.md}
 limit=${TUTORIAL_TIME_LIMIT:-120}
 
-if [ "$(id -u)" != 0 ]; then
-	echo "SKIP: the tutorial runs as root (read_ahead_kb, kernel tracing)"
-	exit 77
-fi
-if [ ! -c /dev/fuse ] || ! command -v fusermount3 >/dev/null; then
-	echo "SKIP: no /dev/fuse or fusermount3"
-	exit 77
-fi
+# shellcheck source=tests/tutorial/require.sh
+. "$(dirname "$0")/require.sh"
+require_root_fuse "the tutorial runs as root (read_ahead_kb, kernel tracing)"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/testfs-test.tutorial.XXXXXX")
 mnt=$work/mnt
