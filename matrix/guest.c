@@ -301,7 +301,7 @@ static void run_host(struct matrix *m, struct run *r)
 }
 
 /* @r's architecture's guest image (base archive), built once. */
-static const char *base_image(struct matrix *m, struct run *r)
+const char *guest_base_image(struct matrix *m, struct run *r)
 {
 	struct arch_guest host = { .base = "" }, *g = &host;
 	bool arm64 = strcmp(r->k.arch, "arm64") == 0;
@@ -389,7 +389,7 @@ static void run_guest(struct matrix *m, struct run *r)
 			 arm64 ? "qemu-system-arm" : "qemu-system-x86");
 		return;
 	}
-	base = base_image(m, r);
+	base = guest_base_image(m, r);
 	if (!base)
 		return;
 	/* One initrd at a time: a fixed name (a path SPEC has slashes). */

@@ -23,7 +23,7 @@
 #include "strbuf.h"
 
 /* The guest's kernel command line (as matrix/guest.c boots it). */
-#define LAVA_CMDLINE "console=ttyS0 panic=-1 quiet no_timer_check"
+#define LAVA_CMDLINE "panic=-1 quiet no_timer_check"
 
 /* What the monitors test waits for and records (matrix/init.sh, run.sh). */
 #define LAVA_START "@@testfs-matrix booted"
@@ -34,17 +34,19 @@
 	"measurement=(?P<measurement>\\d+) units=(?P<units>[a-z_]+)\\s"
 
 /*
- * The guest architectures a job can name. The image holds x86-64
- * binaries, so x86_64 is the one that runs; arm64 takes a kernel of that
- * architecture and an image built for it.
+ * The guest architectures a job can name (the kernel's): LAVA's qemu
+ * device type picks qemu-system-aarch64 for context arch arm64, with the
+ * machine and cpu of the context (those matrix/arch.c boots).
  */
 static const struct lava_arch {
-	const char *name;    /* --arch, the job's context arch */
+	const char *name;    /* the job's context arch */
 	const char *console; /* the guest's serial console */
-	bool runs;	     /* the guest image can run there */
+	const char *kernel;  /* the kernel's file name in the artifacts */
+	const char *machine; /* context machine and cpu, or NULL */
+	const char *cpu;
 } arches[] = {
-	{ "x86_64", "ttyS0", true },
-	{ "arm64", "ttyAMA0", false },
+	{ "x86_64", "ttyS0", "bzImage", NULL, NULL },
+	{ "arm64", "ttyAMA0", "Image", "virt", "max,pauth-impdef=on" },
 };
 
 static const struct lava_arch *find_arch(const char *name)
@@ -73,20 +75,11 @@ int lava_check_opts(struct lava_opts *o, bool for_lava)
 	static const char *const lava_schemes[] = { "http://", "https://",
 						    NULL };
 	static char file_url[4200];
-	const struct lava_arch *a;
 	char abs[4096];
 
-	if (!o->arch)
-		o->arch = "x86_64";
-	a = find_arch(o->arch);
-	if (!a)
+	if (o->arch && !find_arch(o->arch))
 		return matrix_usage_error("--arch '%s': x86_64 or arm64",
 					  o->arch);
-	if (!a->runs)
-		return matrix_usage_error(
-			"--arch %s: the guest image holds x86-64 binaries; "
-			"only x86_64 jobs are written yet",
-			o->arch);
 	if (for_lava && !has_scheme(o->url, lava_schemes))
 		return matrix_usage_error(
 			"--lava '%s': the server's http:// or https:// URL",
@@ -175,6 +168,7 @@ static char *job_yaml(const struct matrix *m, const struct run *r,
 	bool kvm = accel && strcmp(accel, "kvm") == 0;
 	int minutes = (m->timeout_s + 59) / 60;
 	struct strbuf sb = STRBUF_INIT, name = STRBUF_INIT;
+	const struct lava_arch *a = find_arch(r->k.arch);
 	char def[128];
 	int i;
 
@@ -194,16 +188,23 @@ static char *job_yaml(const struct matrix *m, const struct run *r,
 		    "timeouts:\n  job:\n    minutes: %d\n"
 		    "  connection:\n    minutes: %d\n",
 		    minutes + 10, minutes);
-	strbuf_addf(&sb,
-		    "context:\n  arch: %s\n  no_kvm: %s\n  memory: 2048\n"
-		    "  extra_options:\n  - -smp 2\n  - -no-reboot\n",
-		    o->arch, kvm ? "false" : "true");
+	if (a->machine)
+		/* A device per page size: a worker's qemu may lack 16k. */
+		strbuf_addf(&sb, "tags:\n- page-%uk\n", r->k.page_size / 1024);
+	strbuf_addf(&sb, "context:\n  arch: %s\n  no_kvm: %s\n", a->name,
+		    kvm ? "false" : "true");
+	if (a->machine)
+		strbuf_addf(&sb, "  machine: %s\n  cpu: '%s'\n", a->machine,
+			    a->cpu);
+	strbuf_adds(&sb, "  memory: 2048\n"
+			 "  extra_options:\n  - -smp 2\n  - -no-reboot\n");
 	strbuf_adds(&sb, "actions:\n- deploy:\n    to: tmpfs\n"
 			 "    timeout:\n      minutes: 5\n    images:\n"
 			 "      kernel:\n        image_arg: ");
-	strbuf_addf(&sb, "'-kernel {kernel} -append \"%s\"'\n", LAVA_CMDLINE);
+	strbuf_addf(&sb, "'-kernel {kernel} -append \"console=%s %s\"'\n",
+		    a->console, LAVA_CMDLINE);
 	strbuf_adds(&sb, "        url: ");
-	strbuf_addf(&sb, "'%s/%s/bzImage'\n", o->artifacts_url, slug);
+	strbuf_addf(&sb, "'%s/%s/%s'\n", o->artifacts_url, slug, a->kernel);
 	strbuf_adds(&sb, "      ramdisk:\n        image_arg: '-initrd "
 			 "{ramdisk}'\n        url: ");
 	strbuf_addf(&sb, "'%s/%s/initrd.cpio'\n", o->artifacts_url, slug);
@@ -228,21 +229,26 @@ static int write_job(struct matrix *m, struct run *r, struct lava_job *j,
 		     const struct lava_opts *o, const char *slug, char *why,
 		     size_t whylen)
 {
+	const char *base = guest_base_image(m, r);
 	char path[4300], tmp[4300];
 	char *yaml;
 	int err;
 
+	if (!base)
+		return snprintf(why, whylen, "%s", r->reason), -ENOENT;
+
 	if (mkdir(j->dir, 0755) && errno != EEXIST)
 		return snprintf(why, whylen, "%s: %s", j->dir, strerror(errno)),
 		       -errno;
-	snprintf(path, sizeof(path), "%s/bzImage", j->dir);
+	snprintf(path, sizeof(path), "%s/%s", j->dir,
+		 find_arch(r->k.arch)->kernel);
 	err = copy_out(r->k.image, path);
 	if (err)
 		return snprintf(why, whylen, "%s: %s", path, strerror(-err)),
 		       err;
 	snprintf(path, sizeof(path), "%s/initrd.cpio", j->dir);
 	snprintf(tmp, sizeof(tmp), "%s/.initrd.cpio.tmp", j->dir);
-	err = image_for_kernel(m->base, &r->k, m->argv, tmp, why, whylen);
+	err = image_for_kernel(base, &r->k, m->argv, tmp, why, whylen);
 	if (!err && rename(tmp, path)) {
 		err = -errno;
 		snprintf(why, whylen, "%s: %s", path, strerror(errno));
@@ -274,17 +280,9 @@ int lava_write_jobs(struct matrix *m, struct run *runs, struct lava_job *jobs,
 {
 	char why[1024], slug[80];
 	size_t i;
-	int err;
 
 	if (!m->workdir[0] && lava_workdir(m))
 		return 1;
-	snprintf(m->base, sizeof(m->base), "%s/base.cpio", m->workdir);
-	err = image_build_base(&m->bins, strcmp(m->argv[0], "suite") == 0,
-			       m->base, why, sizeof(why));
-	if (err) {
-		fprintf(stderr, "testfs-matrix: the guest image: %s\n", why);
-		return 1;
-	}
 	for (i = 0; i < n; i++) {
 		if (runs[i].k.skip[0])
 			continue;
@@ -309,7 +307,7 @@ int lava_write_jobs(struct matrix *m, struct run *runs, struct lava_job *jobs,
  * the binaries, the kernels (default: Debian's, no host). 0, 1 or 2.
  */
 int lava_prepare(struct matrix *m, const char *const *specs, size_t nspec,
-		 struct run **runs, size_t *np)
+		 struct run **runs, size_t *np, const char *o_arch)
 {
 	static const char *const defaults[] = { "debian:6.1", "debian:6.12",
 						"debian:latest" };
@@ -352,8 +350,20 @@ int lava_prepare(struct matrix *m, const char *const *specs, size_t nspec,
 	*runs = calloc(n, sizeof(**runs));
 	if (!*runs)
 		return 1;
-	for (i = 0; i < n; i++)
-		kernel_prepare(&(*runs)[i].k, use[i]);
+	for (i = 0; i < n; i++) {
+		struct kernel *k = &(*runs)[i].k;
+
+		kernel_prepare(k, use[i]);
+		if (o_arch && !k->skip[0] && strcmp(o_arch, k->arch)) {
+			fprintf(stderr,
+				"testfs-matrix: --arch %s: %s is an %s "
+				"kernel\n",
+				o_arch, use[i], k->arch);
+			free(*runs);
+			*runs = NULL;
+			return 2;
+		}
+	}
 	*np = n;
 	return 0;
 }
@@ -373,7 +383,7 @@ int cmd_lava_job(struct matrix *m, const char *const *specs, size_t nspec,
 					  "lava-job: a COMMAND is needed");
 	status = lava_check_opts(o, false);
 	if (!status)
-		status = lava_prepare(m, specs, nspec, &runs, &n);
+		status = lava_prepare(m, specs, nspec, &runs, &n, o->arch);
 	if (status)
 		return status;
 	jobs = calloc(n, sizeof(*jobs));

@@ -22,7 +22,7 @@ struct lava_opts {
 	const char *token;	   /* --lava-token FILE, or NULL */
 	const char *artifacts;	   /* --artifacts DIR, or NULL */
 	const char *artifacts_url; /* --artifacts-url BASE, or NULL */
-	const char *arch;	   /* --arch (x86_64) */
+	const char *arch;	   /* --arch: every kernel's (or NULL) */
 };
 
 /* The LAVA job of one kernel: where its files are. */
@@ -49,10 +49,11 @@ char *lava_log_console(const char *text, size_t len, size_t *out_len);
 int lava_check_opts(struct lava_opts *o, bool for_lava);
 /*
  * The kernels of @specs resolved and their guest images and jobs written
- * to the artifacts folder: *@runs (malloc'd) and *@np. 0, 1 or 2.
+ * to the artifacts folder: *@runs (malloc'd) and *@np; @o_arch (--arch,
+ * or NULL) must be every kernel's architecture. 0, 1 or 2.
  */
 int lava_prepare(struct matrix *m, const char *const *specs, size_t nspec,
-		 struct run **runs, size_t *np);
+		 struct run **runs, size_t *np, const char *o_arch);
 
 /* Makes the run's scratch folder (m->workdir). 0, or 1 after a message. */
 int lava_workdir(struct matrix *m);

@@ -417,7 +417,10 @@ static void follow_all(struct matrix *m, const struct server *s,
 				continue;
 			if (poll_job(s, &runs[i], &jobs[i], &f[i])) {
 				collect(m, s, &runs[i], &jobs[i], &f[i]);
-				runs[i].seconds = now_s() - f[i].start;
+				/* Its time running; 0 if it never ran. */
+				runs[i].seconds = f[i].start > 0
+							  ? now_s() - f[i].start
+							  : 0;
 				left--;
 				continue;
 			}
@@ -502,7 +505,7 @@ int lava_main(struct matrix *m, const char *const *specs, size_t nspec,
 	int status = lava_check_opts(o, true);
 
 	if (!status)
-		status = lava_prepare(m, specs, nspec, runs, n);
+		status = lava_prepare(m, specs, nspec, runs, n, o->arch);
 	if (status)
 		return status;
 	return lava_run_all(m, *runs, *n, o);

@@ -62,6 +62,11 @@ struct matrix {
 
 /* The line that ends a run: its status, time, reason, console tail. */
 void run_print_end(const struct run *r);
+/*
+ * @r's architecture's guest image (base archive, x86_64 or arm64), built
+ * on first use in m->workdir; NULL with @r skipped and its reason set.
+ */
+const char *guest_base_image(struct matrix *m, struct run *r);
 
 /*
  * Copies the file @src to @out through a temporary file renamed in place

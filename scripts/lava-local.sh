@@ -34,6 +34,10 @@ server_env() {
 	export DATABASE_URL="postgres://lavaserver@127.0.0.1:$pgport/lavaserver"
 	export LAVA_SETTINGS_DEVICES_PATH="$dir/devices"
 	export LAVA_SETTINGS_HEALTH_CHECKS_PATH="$dir/health-checks"
+	# The job logs in the folder too: LAVA's default media folder is
+	# shared by every instance on the machine, and a new instance's job
+	# N (by date and id) would find an older instance's job N's log.
+	export LAVA_SETTINGS_MEDIA_ROOT="$dir/media/"
 	export LAVA_YAML_SETTINGS_CSRF_COOKIE_SECURE=false
 	export LAVA_YAML_SETTINGS_SESSION_COOKIE_SECURE=false
 	export ALLOWED_HOSTS="127.0.0.1,localhost"
@@ -94,6 +98,7 @@ up() {
 	local t0=$SECONDS
 	mkdir -p "$dir/devices" "$dir/health-checks" "$dir/worker"
 	chmod 755 "$dir"
+	install -d -o lavaserver -g lavaserver "$dir/media"
 
 	say "PostgreSQL cluster in $dir/pg, port $pgport"
 	if [ ! -d "$dir/pg" ]; then
@@ -127,13 +132,15 @@ up() {
 		manage device-types add qemu > /dev/null
 	manage workers list 2> /dev/null | grep -qw worker1 ||
 		manage workers add worker1 > /dev/null
+	# Under TCG qemu-system-aarch64 runs either page size: both tags
+	# (testfs-matrix tags its arm64 jobs page-4k or page-16k).
 	local i name
 	for ((i = 1; i <= ndev; i++)); do
 		name=qemu-0$i
 		echo "{% extends 'qemu.jinja2' %}" > "$dir/devices/$name.jinja2"
 		manage devices list 2> /dev/null | grep -qw "$name" ||
 			manage devices add --device-type qemu --worker worker1 \
-				"$name" > /dev/null
+				--tags page-4k page-16k "$name" > /dev/null
 		manage devices update --health GOOD "$name" > /dev/null
 	done
 

@@ -13,15 +13,17 @@
 
 The kernels of `cli` and `schema` are hand-made bzImage headers (nothing
 boots); `local` uses $TESTFS_LAVA_KERNELS (two SPECs separated by spaces,
-default "debian:6.1 debian:6.12").
+default "debian:6.12 debian:7.3").
 """
 import json
 import os
 import re
+import struct
 import subprocess
 import sys
 import tempfile
 import time
+from urllib.parse import urlsplit
 
 FAILS = []
 
@@ -48,6 +50,36 @@ def fake_kernel(d):
         f.write(hdr)
     with open(os.path.join(d, 'config'), 'w') as f:
         f.write('CONFIG_FUSE_FS=y\n')
+    return d
+
+
+def fake_arm64(d, page_kb):
+    """An arm64 Image header (magic "ARM\\x64", the page size in its
+    flags), FUSE built in."""
+    os.makedirs(d, exist_ok=True)
+    hdr = bytearray(0x1000)
+    hdr[0x38:0x3c] = b'ARM\x64'
+    hdr[24] = {4: 1, 16: 2, 64: 3}[page_kb] << 1
+    with open(os.path.join(d, 'Image'), 'wb') as f:
+        f.write(hdr)
+    with open(os.path.join(d, 'config'), 'w') as f:
+        f.write('CONFIG_FUSE_FS=y\n')
+    return d
+
+
+def fake_arm64_build(d):
+    """What scripts/setup.sh --matrix-arm64 makes, as static aarch64 ELF
+    headers (nothing runs them: they go into the guest image)."""
+    elf = (b'\x7fELF' + bytes([2, 1, 1, 0]) + bytes(8) +
+           struct.pack('<HHIQQQIHHHHHH', 2, 183, 1, 0, 0, 0, 0, 64, 56, 0,
+                       64, 0, 0))
+    for f in ('src/testfs', 'tools/testfs-touch', 'scenario/testfs-scenario',
+              'sysroot/bin/busybox', 'sysroot/bin/fusermount3'):
+        os.makedirs(os.path.dirname(os.path.join(d, f)), exist_ok=True)
+        with open(os.path.join(d, f), 'wb') as fh:
+            fh.write(elf)
+        os.chmod(os.path.join(d, f), 0o755)
+    os.makedirs(os.path.join(d, 'tests'), exist_ok=True)
     return d
 
 
@@ -234,6 +266,42 @@ def schema(matrix):
                     check(False, f'{" ".join(cmd)}: lava-common says {e}')
                 check(data['timeouts']['job']['minutes'] >= 20,
                       '--timeout sets the job\'s limit')
+        # arm64 guests, 4 KiB and 16 KiB pages: qemu-system-aarch64's
+        # context and a device tag per page size.
+        env = dict(os.environ,
+                   TESTFS_MATRIX_ARM64_BUILD=fake_arm64_build(os.path.join(tmp, 'b64')))
+        ks = [fake_arm64(os.path.join(tmp, f'a{kb}'), kb) for kb in (4, 16)]
+        art = os.path.join(tmp, 'arm64')
+        rc, out, err = run([matrix, '--kernel', ks[0], '--kernel', ks[1],
+                            '--artifacts', art, 'lava-job', 'scenario',
+                            'vma-boundary'], env=env)
+        check(rc == 0, f'lava-job for arm64 kernels: {rc} {err.strip()}')
+        tags = []
+        for root, _, files in sorted(os.walk(art)):
+            if 'job.yaml' not in files:
+                continue
+            data = yaml.safe_load(open(os.path.join(root, 'job.yaml')))
+            try:
+                validate(data, strict=True)
+                check(True, 'arm64: valid for lava-common')
+            except Exception as e:
+                check(False, f'arm64: lava-common says {e}')
+            ctx = data['context']
+            check((ctx['arch'], ctx['machine'], ctx['cpu']) ==
+                  ('arm64', 'virt', 'max,pauth-impdef=on'),
+                  f'arm64 context: {ctx}')
+            deploy = data['actions'][0]['deploy']['images']['kernel']
+            check('console=ttyAMA0' in deploy['image_arg'] and
+                  deploy['url'].endswith('/Image') and
+                  os.path.exists(os.path.join(root, 'Image')),
+                  f'arm64 kernel: {deploy}')
+            tags += data.get('tags', [])
+        check(sorted(tags) == ['page-16k', 'page-4k'],
+              f'a device tag per page size: {tags}')
+        rc, out, err = run([matrix, '--kernel', ks[0], '--arch', 'x86_64',
+                            '--artifacts', art, 'lava-job', 'suite'], env=env)
+        check(rc == 2 and 'arm64 kernel' in err,
+              f'--arch x86_64 with an arm64 kernel: {rc} {err.strip()}')
 
 
 def table(out):
@@ -249,11 +317,96 @@ def table(out):
     return rows
 
 
+TIMED = ('seconds', 'accel', 'reason', 'console_tail')
+
+
+def untimed(v):
+    """A --json document without what differs between two runs of the
+    same command: times, the accelerator, the reason's job URL."""
+    if isinstance(v, dict):
+        return {k: untimed(x) for k, x in v.items()
+                if k not in TIMED and not re.search(r'(^|_)(s|ms|us|ns|time|seconds)$', k)}
+    if isinstance(v, list):
+        return [untimed(x) for x in v]
+    return v
+
+
+def failed_run(js, words):
+    """The whole --json of a run that failed in LAVA: its one run failed,
+    the reason with @words; removed for the next check."""
+    try:
+        with open(js) as f:
+            runs = json.load(f)['runs']
+        os.unlink(js)
+    except (OSError, ValueError, KeyError):
+        return False
+    # A job that never ran took no time (not the time since boot).
+    return (len(runs) == 1 and runs[0]['status'] == 'failed' and
+            words in runs[0]['reason'] and runs[0]['seconds'] < 3600)
+
+
+def live_bad_input(matrix, env, tmp, kernel, cmd):
+    """Bad input against the running instance: exit 1, LAVA's words, the
+    job's URL where there is a job; no --json when no job ran, a whole one
+    (the run failed, LAVA's words in its reason) when one did."""
+    url, token = env['TESTFS_LAVA_URL'], env['TESTFS_LAVA_TOKEN_FILE']
+    js = os.path.join(tmp, 'bad.json')
+    lava = [matrix, '--lava', url, '--artifacts', os.path.join(tmp, 'bad'),
+            '--json', js]
+    bad = os.path.join(tmp, 'badtoken')
+    with open(bad, 'w') as f:
+        f.write('0123456789abcdef\n')
+    rc, out, err = run([*lava, '--lava-token', bad, '--kernel', kernel, *cmd])
+    check(rc == 1 and 'Unauthorized' in err and not os.path.exists(js),
+          f'a bad token: exit 1, LAVA\'s 401, no --json: {rc} {err.strip()[:300]}')
+    # A job LAVA rejects: an arm64 kernel of 64 KiB pages, a tag
+    # (page-64k) that no device of the instance has.
+    fake = dict(os.environ, TESTFS_MATRIX_ARM64_BUILD=fake_arm64_build(
+        os.path.join(tmp, 'b64')))
+    k64 = fake_arm64(os.path.join(tmp, 'a64k'), 64)
+    rc, out, err = run([*lava, '--lava-token', token, '--kernel', k64, *cmd],
+                       env=fake)
+    check(rc == 1 and 'LAVA rejected the job' in out + err and
+          'page-64k' in out + err and failed_run(js, 'page-64k'),
+          f'a job LAVA rejects: exit 1, its message: {rc} {(out + err).strip()[:400]}')
+    # A job canceled in LAVA while queued or running: its failure, its URL.
+    p = subprocess.Popen([*lava, '--lava-token', token, '--kernel', kernel,
+                          *cmd], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    jid = None
+    for line in p.stdout:
+        m = re.search(r'queued: (\S+/scheduler/job/(\d+))', line)
+        if m:
+            jid = m.group(2)
+            break
+    u = urlsplit(url)
+    with open(token) as f:
+        secret = f.read().strip()
+    lavacli = ['lavacli', '--uri',
+               f'{u.scheme}://{u.username}:{secret}@{u.hostname}:{u.port}/RPC2']
+    if jid:
+        run([*lavacli, 'jobs', 'cancel', jid], timeout=180)
+    out, err = p.communicate(timeout=1200)
+    check(jid and p.returncode == 1 and 'Canceled' in out + err and
+          f'/scheduler/job/{jid}' in out + err and
+          failed_run(js, f'/scheduler/job/{jid}'),
+          f'a canceled job: exit 1, Canceled, its URL: {p.returncode} {(out + err).strip()[-400:]}')
+    # No qemu device that can take jobs: both retired, then Good again.
+    devs = ['qemu-01', 'qemu-02']
+    for d in devs:
+        run([*lavacli, 'devices', 'update', '--health', 'RETIRED', d], timeout=180)
+    rc, out, err = run([*lava, '--lava-token', token, '--kernel', kernel, *cmd])
+    for d in devs:
+        run([*lavacli, 'devices', 'update', '--health', 'GOOD', d], timeout=180)
+    check(rc == 1 and 'no qemu device' in err and not os.path.exists(js),
+          f'no usable qemu device: exit 1, says so: {rc} {err.strip()[:300]}')
+
+
 def local(matrix, src):
     if os.geteuid() != 0:
         print('SKIP: the local LAVA instance needs root (its worker runs QEMU)')
         sys.exit(77)
-    kernels = os.environ.get('TESTFS_LAVA_KERNELS', 'debian:6.1 debian:6.12').split()
+    kernels = os.environ.get('TESTFS_LAVA_KERNELS', 'debian:6.12 debian:7.3').split()
     script = os.path.join(src, 'scripts', 'lava-local.sh')
     cmd = ['scenario', 'vma-boundary', 'throughput=no']
     ks = sum((['--kernel', k] for k in kernels), [])
@@ -275,18 +428,30 @@ def local(matrix, src):
             rc2, out2, err2 = run([matrix, '--lava', env['TESTFS_LAVA_URL'],
                                    '--lava-token', env['TESTFS_LAVA_TOKEN_FILE'],
                                    '--artifacts', os.path.join(tmp, 'two'),
+                                   '--json', os.path.join(tmp, 'lava.json'),
                                    *ks, *cmd], timeout=3000)
             two = time.monotonic() - t0
             print(out2, err2)
             check(rc1 == 0 and rc2 == 0, f'--lava runs: {rc1} {rc2}: {err1} {err2}')
             check('queued' in out2 and 'running' in out2 and
                   '/scheduler/job/' in out2, 'progress lines with the job URL')
-            rc3, out3, err3 = run([matrix, *ks, *cmd], timeout=3000)
+            rc3, out3, err3 = run([matrix, '--json', os.path.join(tmp, 'local.json'),
+                                   *ks, *cmd], timeout=3000)
             check(rc3 == 0, f'the local run: {rc3} {err3}')
             check(table(out2) == table(out3),
                   f'LAVA\'s table equals the local one:\n{table(out2)}\n{table(out3)}')
+            docs = []
+            for name in ('lava.json', 'local.json'):
+                try:
+                    with open(os.path.join(tmp, name)) as f:
+                        docs.append(untimed(json.load(f)))
+                except (OSError, ValueError) as e:
+                    docs.append(str(e))
+            check(docs[0] == docs[1],
+                  f'LAVA\'s --json equals the local one but for times:\n{docs[0]}\n{docs[1]}')
             print(f'one kernel over LAVA: {one:.0f} s; two at once: {two:.0f} s '
                   f'({two / one:.2f}x)')
+            live_bad_input(matrix, env, tmp, kernels[0], cmd)
     finally:
         if os.environ.get('TESTFS_LAVA_KEEP') != '1':
             run(['bash', script, 'down'], timeout=300)
