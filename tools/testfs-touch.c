@@ -253,10 +253,18 @@ static void print_window(const struct testfs_record *w)
 		printf("  %s\n", testfs_cause_name(w->cause));
 		return;
 	}
-	printf("  %s %llu: window [%llu, %llu] (%u pages)", how[w->cause],
-	       (unsigned long long)w->trigger_page,
-	       (unsigned long long)w->ra_start,
-	       (unsigned long long)w->ra_start + w->ra_size - 1, w->ra_size);
+	/* A trigger the kernel's events did not name (TESTFS_NO_PAGE). */
+	if (w->trigger_page == TESTFS_NO_PAGE)
+		printf("  %s (unknown): window [%llu, %llu] (%u pages)",
+		       how[w->cause], (unsigned long long)w->ra_start,
+		       (unsigned long long)w->ra_start + w->ra_size - 1,
+		       w->ra_size);
+	else
+		printf("  %s %llu: window [%llu, %llu] (%u pages)",
+		       how[w->cause], (unsigned long long)w->trigger_page,
+		       (unsigned long long)w->ra_start,
+		       (unsigned long long)w->ra_start + w->ra_size - 1,
+		       w->ra_size);
 	if (w->ra_marker != TESTFS_NO_PAGE)
 		printf(", next marker at page %llu",
 		       (unsigned long long)w->ra_marker);
