@@ -310,6 +310,11 @@ static int load_access(struct loader *l, const char *file, const char *type)
 	a.end_ns = get_u(l, "end_ns", UINT64_MAX, false, false, a.t_ns);
 	a.events = opt_u32(l, "events");
 	a.late = opt_u32(l, "late");
+	/* The three kinds the daemon writes (testfs-log(5)). */
+	if (strcmp(type, "fault") && strcmp(type, "read") &&
+	    strcmp(type, "map"))
+		refuse(l, "\"access\" \"%.32s\" is not fault, read or map",
+		       type);
 	if (l->why[0])
 		return -EPROTO;
 	snprintf(a.type, sizeof(a.type), "%s", type);

@@ -108,6 +108,8 @@ bad ahuge 'page 1 and 18446744073709551615 pages' \
 bad aeof 'page 9 is past the end of a.bin (4 pages)' \
 	"{$a,\"page\":9,\"pages\":1}" --file a.bin:16K
 bad alate '3 late events of 2' "{$a,\"page\":0,\"pages\":1,\"events\":2,\"late\":3}"
+bad atype '"access" "swap" is not fault, read or map' \
+	'{"seq":2,"access":"swap","file":"a.bin","page":0,"pages":1,"t_ns":2000,"end_ns":3000}'
 bad lost '"lost" 5 but first_seq 2 to last_seq 3' \
 	'{"lost":5,"first_seq":2,"last_seq":3}'
 printf '%s\n{"lost":18446744073709551615}\n{"lost":1}\n' "$good" \
