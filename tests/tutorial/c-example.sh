@@ -76,10 +76,18 @@ message=$(tr -s '\n' ' ' <"$work/message" | sed 's/ $//')
 doc_kernel=$(grep -oE 'On Linux [0-9]+\.[0-9]+' "$page" | head -1 |
 	awk '{ print $3 }')
 
-# Built as libtestfs(3) says, against this build tree.
+# Built as libtestfs(3) says, against this build tree. A sanitized tree
+# (CI's ASan build) needs the example built with the same sanitizers: its
+# libtestfs wants the runtime loaded first.
 export PKG_CONFIG_PATH=$build/meson-uninstalled
-# shellcheck disable=SC2046 # pkg-config's flags are words
-if ! cc -o "$work/test" "$work/test.c" \
+sanitize=$(python3 -c 'import json, sys
+for o in json.load(open(sys.argv[1])):
+    if o["name"] == "b_sanitize" and o["value"] not in ("none", []):
+        v = o["value"]
+        print("-fsanitize=" + (v if isinstance(v, str) else ",".join(v)))
+' "$build/meson-info/intro-buildoptions.json" 2>/dev/null)
+# shellcheck disable=SC2046,SC2086 # pkg-config's flags are words
+if ! cc -o "$work/test" "$work/test.c" $sanitize \
 	$(pkg-config --cflags --libs testfs) 2>"$work/cc.err"; then
 	echo "FAIL: $page: the example does not build:"
 	sed 's/^/    /' "$work/cc.err"
