@@ -2,6 +2,7 @@
 /*
  * Instances: starting and stopping the daemon on a private mountpoint.
  */
+#include "child.h"
 #include "lib_i.h"
 
 #include "mountinfo.h"
@@ -303,18 +304,8 @@ static void close_from(unsigned first)
 static void __attribute__((noreturn))
 exec_daemon(char *const *argv, int null_fd, int ready_fd)
 {
-	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGPIPE };
-	struct sigaction dfl;
-	sigset_t none;
-	size_t i;
-
 	/* libfuse installs its handlers only over default dispositions. */
-	memset(&dfl, 0, sizeof(dfl));
-	dfl.sa_handler = SIG_DFL;
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaction(sigs[i], &dfl, NULL);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
+	child_default_signals();
 	if (dup2(null_fd, 0) < 0)
 		_exit(127);
 	if (ready_fd == CHILD_READY_FD) {
