@@ -11,7 +11,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,16 +35,6 @@
 #define RA_KB_LIMIT 1048576u
 #define LOG_CAPACITY_MIN 16u
 #define LOG_CAPACITY_MAX (1ull << 30)
-
-/* Milliseconds left until @end, for poll(). */
-static int ms_left(uint64_t end)
-{
-	uint64_t now = lib_now_ms();
-
-	if (now >= end)
-		return 0;
-	return end - now > (uint64_t)INT_MAX ? INT_MAX : (int)(end - now);
-}
 
 static int wait_exit(pid_t pid, unsigned timeout_ms, int *ws)
 {
@@ -329,39 +318,14 @@ exec_daemon(char *const *argv, int null_fd, int ready_fd)
  */
 static int wait_ready(int fd, unsigned timeout_ms, char *why, size_t whylen)
 {
-	uint64_t end = lib_now_ms() + timeout_ms;
 	char buf[READY_LINE_MAX + 1];
-	size_t used = 0;
-	ssize_t n;
-	int r;
+	int r = child_wait_ready(fd, timeout_ms, buf, sizeof(buf));
 
 	why[0] = '\0';
-	for (;;) {
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-
-		r = poll(&pfd, 1, ms_left(end));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -errno;
-		if (r == 0)
-			return -ETIMEDOUT;
-		n = read(fd, buf + used, sizeof(buf) - 1 - used);
-		if (n < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (n < 0)
-			return -errno;
-		buf[used + (size_t)n] = '\0';
-		if (n == 0 || used + (size_t)n == sizeof(buf) - 1)
-			break;
-		used += (size_t)n;
-		if (strstr(buf, "ready\n"))
-			return 0;
-	}
-	if (strncmp(buf, "error: ", 7) == 0)
+	if (r == -EIO && strncmp(buf, "error: ", 7) == 0)
 		snprintf(why, whylen, "%.*s", (int)strcspn(buf + 7, "\n"),
 			 buf + 7);
-	return -EIO;
+	return r;
 }
 
 /* The private directory "DIR/testfs.XXXXXX": cfg->mount_dir, $TMPDIR, /tmp. */
