@@ -222,6 +222,35 @@ static bool mergeable(const struct log_record *r, const struct trace_event *ev,
 	       (first != last && r->access.first != r->access.last);
 }
 
+/*
+ * The fields an access record and a folio record share, for a new one
+ * from event @ev: the task's pages [@first, @last] of one file.
+ */
+#define PEND_SPAN(ev, first_, last_)                                           \
+	.ino = (ev)->ino, .first = (first_), .last = (last_),                  \
+	.end_ns = (ev)->ts_ns, .pid = (uint32_t)(ev)->pid
+
+/*
+ * Closes the task's open record in @slot (an access type or OPEN_FOLIO) and
+ * opens a new one there, of @kind at @ev's time, otherwise zero: its id in
+ * @id.
+ */
+static struct log_record *pend_open(struct correlator *c, struct pid_ctx *p,
+				    unsigned slot, uint16_t kind,
+				    const struct trace_event *ev, uint64_t *id)
+{
+	struct log_record *r;
+
+	corr_pend_close(c, p, slot);
+	*id = corr_pend_new(c);
+	r = &c->pend[*id % PEND_MAX];
+	memset(r, 0, sizeof(*r));
+	r->kind = kind;
+	r->t_ns = ev->ts_ns;
+	p->open[slot] = *id + 1;
+	return r;
+}
+
 static void on_access(struct correlator *c, struct pid_ctx *p,
 		      const struct trace_event *ev, unsigned type)
 {
@@ -250,20 +279,10 @@ static void on_access(struct correlator *c, struct pid_ctx *p,
 		r->access.end_ns = ev->ts_ns;
 		r->access.events++;
 	} else {
-		corr_pend_close(c, p, type);
-		id = corr_pend_new(c);
-		r = &c->pend[id % PEND_MAX];
-		memset(r, 0, sizeof(*r));
-		r->kind = LOG_ACCESS;
-		r->t_ns = ev->ts_ns;
-		r->access.ino = ev->ino;
-		r->access.first = first;
-		r->access.last = last;
-		r->access.end_ns = ev->ts_ns;
-		r->access.pid = (uint32_t)ev->pid;
-		r->access.type = (uint16_t)type;
-		r->access.events = 1;
-		p->open[type] = id + 1;
+		r = pend_open(c, p, type, LOG_ACCESS, ev, &id);
+		r->access = (__typeof__(r->access)){ PEND_SPAN(ev, first, last),
+						     .type = (uint16_t)type,
+						     .events = 1 };
 	}
 	r->access.late += late ? 1 : 0;
 	e = &st->accesses[st->naccesses++ % ACCESSES_PER_INO];
@@ -299,20 +318,10 @@ static void on_folio(struct correlator *c, struct pid_ctx *p,
 		r->folio.folios++;
 		return;
 	}
-	corr_pend_close(c, p, OPEN_FOLIO);
-	id = corr_pend_new(c);
-	r = &c->pend[id % PEND_MAX];
-	memset(r, 0, sizeof(*r));
-	r->kind = LOG_FOLIO;
-	r->t_ns = ev->ts_ns;
-	r->folio.ino = ev->ino;
-	r->folio.first = first;
-	r->folio.last = last;
-	r->folio.end_ns = ev->ts_ns;
-	r->folio.pid = (uint32_t)ev->pid;
-	r->folio.order = (uint16_t)ev->order;
-	r->folio.folios = 1;
-	p->open[OPEN_FOLIO] = id + 1;
+	r = pend_open(c, p, OPEN_FOLIO, LOG_FOLIO, ev, &id);
+	r->folio = (__typeof__(r->folio)){ PEND_SPAN(ev, first, last),
+					   .order = (uint16_t)ev->order,
+					   .folios = 1 };
 }
 
 static void on_event(const struct trace_event *ev, void *arg)
