@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "mountinfo.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,19 +25,21 @@ static void unescape(char *s)
 	*out = '\0';
 }
 
-bool mountinfo_find(const char *dir, struct mount_entry *out)
+int mountinfo_each(int (*fn)(const char *mnt, const struct mount_entry *e,
+			     void *arg),
+		   void *arg)
 {
 	char *line = NULL, *field[5], *save, *sep;
+	struct mount_entry e;
 	unsigned maj, min;
 	size_t cap = 0;
-	bool found = false;
 	FILE *f;
-	int i;
+	int i, r = 0;
 
 	f = fopen("/proc/self/mountinfo", "re");
 	if (!f)
-		return false;
-	while (getline(&line, &cap, f) > 0) {
+		return -errno;
+	while (!r && getline(&line, &cap, f) > 0) {
 		/* id parent maj:min root mountpoint ... - fstype source ... */
 		sep = strstr(line, " - ");
 		if (!sep)
@@ -48,21 +51,43 @@ bool mountinfo_find(const char *dir, struct mount_entry *out)
 		if (!field[0] || !field[4])
 			continue;
 		unescape(field[4]);
-		if (strcmp(field[4], dir) != 0)
-			continue;
-		/* The last match is the mount on top. */
-		found = true;
-		if (!out)
-			continue;
-		out->dev = sscanf(field[2], "%u:%u", &maj, &min) == 2
-				   ? makedev(maj, min)
-				   : 0;
-		if (sscanf(sep + 3, "%63s", out->fstype) != 1)
-			out->fstype[0] = '\0';
+		e.dev = sscanf(field[2], "%u:%u", &maj, &min) == 2
+				? makedev(maj, min)
+				: 0;
+		if (sscanf(sep + 3, "%63s", e.fstype) != 1)
+			e.fstype[0] = '\0';
+		r = fn(field[4], &e, arg);
 	}
 	free(line);
 	fclose(f);
-	return found;
+	return r;
+}
+
+struct find {
+	const char *dir;
+	struct mount_entry *out;
+	bool found;
+};
+
+static int find_one(const char *mnt, const struct mount_entry *e, void *arg)
+{
+	struct find *want = arg;
+
+	/* The last match is the mount on top. */
+	if (strcmp(mnt, want->dir) == 0) {
+		want->found = true;
+		if (want->out)
+			*want->out = *e;
+	}
+	return 0;
+}
+
+bool mountinfo_find(const char *dir, struct mount_entry *out)
+{
+	struct find want = { .dir = dir, .out = out };
+
+	mountinfo_each(find_one, &want);
+	return want.found;
 }
 
 bool mountinfo_is_testfs(const char *dir)

@@ -22,6 +22,16 @@ struct mount_entry {
  */
 bool mountinfo_find(const char *dir, struct mount_entry *out);
 
+/*
+ * Calls @fn for each mount of /proc/self/mountinfo, oldest first, with
+ * its mountpoint (escapes undone) in @mnt and its device and file system
+ * type in @e, until @fn returns non-zero. Returns that value, 0 after the
+ * last mount, or -errno when mountinfo cannot be read.
+ */
+int mountinfo_each(int (*fn)(const char *mnt, const struct mount_entry *e,
+			     void *arg),
+		   void *arg);
+
 /* Whether @dir is the mountpoint of a testfs mount ("fuse.testfs"). */
 bool mountinfo_is_testfs(const char *dir);
 

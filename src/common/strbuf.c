@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void strbuf_free(struct strbuf *sb)
 {
@@ -87,6 +88,25 @@ void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
 	va_start(ap, fmt);
 	strbuf_vaddf(sb, fmt, ap);
 	va_end(ap);
+}
+
+int strbuf_read_fd(struct strbuf *sb, int fd)
+{
+	ssize_t n;
+
+	for (;;) {
+		if (strbuf_reserve(sb, 4096))
+			return -ENOMEM;
+		n = read(fd, sb->data + sb->len, sb->cap - sb->len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		sb->len += (size_t)n;
+		sb->data[sb->len] = '\0';
+		if (n == 0)
+			return 0;
+	}
 }
 
 char *strbuf_detach(struct strbuf *sb, size_t *len)

@@ -33,6 +33,12 @@ void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
+/*
+ * Appends what @fd holds from its offset to its end (read(2) until it
+ * returns 0; EINTR retried). Returns 0, -ENOMEM, or the -errno of a read;
+ * @sb keeps what came before the error.
+ */
+int strbuf_read_fd(struct strbuf *sb, int fd);
 /* Hands the (NUL-terminated) contents to the caller and resets @sb. */
 char *strbuf_detach(struct strbuf *sb, size_t *len);
 
