@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "tracefs.h"
 
+#include "child.h"
+#include "mountinfo.h"
+#include "strbuf.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -25,26 +29,28 @@ bool tracefs_is_tracefs(const char *dir)
 	return statfs(dir, &st) == 0 && st.f_type == TRACEFS_MAGIC;
 }
 
-/* The first tracefs mount in /proc/self/mounts, if any. */
+struct found {
+	char *dir;
+	size_t len;
+};
+
+static int first_tracefs(const char *mnt, const struct mount_entry *e,
+			 void *arg)
+{
+	struct found *f = arg;
+
+	if (strcmp(e->fstype, "tracefs") != 0 || !tracefs_is_tracefs(mnt))
+		return 0;
+	snprintf(f->dir, f->len, "%s", mnt);
+	return 1;
+}
+
+/* The first tracefs mount in /proc/self/mountinfo, if any. */
 static bool find_mounted(char *dir, size_t len)
 {
-	char line[1024], path[PATH_MAX], type[64];
-	bool found = false;
-	FILE *f;
+	struct found f = { .dir = dir, .len = len };
 
-	f = fopen("/proc/self/mounts", "re");
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%*s %4095s %63s", path, type) == 2 &&
-		    strcmp(type, "tracefs") == 0 &&
-		    strchr(path, '\\') == NULL && tracefs_is_tracefs(path)) {
-			snprintf(dir, len, "%s", path);
-			found = true;
-		}
-	}
-	fclose(f);
-	return found;
+	return mountinfo_each(first_tracefs, &f) > 0;
 }
 
 int tracefs_find(const char *want, char *dir, size_t dirlen, char *why,
@@ -91,45 +97,22 @@ int tracefs_find(const char *want, char *dir, size_t dirlen, char *why,
 
 char *tracefs_read(const char *dir, const char *rel)
 {
-	size_t cap = 4096, len = 0;
+	struct strbuf sb = STRBUF_INIT;
 	char path[PATH_MAX];
-	char *buf, *nb;
-	ssize_t n;
 	int fd, err;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, rel);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
-	buf = malloc(cap);
-	if (!buf)
-		goto fail;
-	for (;;) {
-		if (cap - len < 1024) {
-			nb = realloc(buf, cap * 2);
-			if (!nb)
-				goto fail;
-			buf = nb;
-			cap *= 2;
-		}
-		n = read(fd, buf + len, cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			goto fail;
-		if (n == 0)
-			break;
-		len += (size_t)n;
+	err = strbuf_read_fd(&sb, fd);
+	close(fd);
+	if (err) {
+		strbuf_free(&sb);
+		errno = -err;
+		return NULL;
 	}
-	close(fd);
-	buf[len] = '\0';
-	return buf;
-fail:
-	err = errno;
-	free(buf);
-	close(fd);
-	errno = err;
-	return NULL;
+	return strbuf_detach(&sb, NULL);
 }
 
 int tracefs_write(const char *dir, const char *rel, const char *text)
@@ -177,48 +160,42 @@ static long instance_pid(const char *name)
 	return pid;
 }
 
-/* When process @pid started, in seconds since the epoch; -1 if unknown. */
+/*
+ * Process @pid's /proc/PID/stat into @buf; a pointer to the ") " that ends
+ * its name (field 2, which may hold anything), or NULL.
+ */
+static char *read_proc_stat(long pid, char *buf, size_t size)
+{
+	char path[64], *p;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	if (read_small_file(path, buf, size) < 0)
+		return NULL;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p : NULL;
+}
+
 /* Whether process @pid has ended but is not reaped yet (a zombie). */
 static bool process_is_zombie(long pid)
 {
-	char path[64], buf[512], *p;
-	ssize_t n;
-	int fd;
+	char buf[512], *p;
 
-	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	/* Field 3, the state, follows the name in parentheses. */
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+	/* Field 3, the state, follows the name. */
+	p = read_proc_stat(pid, buf, sizeof(buf));
+	return p && (p[2] == 'Z' || p[2] == 'X');
 }
 
+/* When process @pid started, in seconds since the epoch; -1 if unknown. */
 static long long process_start(long pid)
 {
-	char path[64], buf[1024], *p;
 	unsigned long long start = 0, btime = 0;
 	long ticks = sysconf(_SC_CLK_TCK);
-	int i, fd;
-	ssize_t n;
+	char buf[1024], *p;
 	FILE *f;
+	int i;
 
-	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	/* Field 22, starttime; the name (field 2) may hold anything. */
-	p = strrchr(buf, ')');
+	/* Field 22, starttime. */
+	p = read_proc_stat(pid, buf, sizeof(buf));
 	if (!p)
 		return -1;
 	for (i = 2; i < 22 && p; i++)
