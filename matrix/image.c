@@ -5,6 +5,7 @@
  * buffer-format.rst) and the binaries and libraries that go in it.
  */
 #include "image.h"
+#include "strbuf.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -110,31 +111,19 @@ static void put_symlink(struct cpio *c, const char *path, const char *target)
 static int put_file(struct cpio *c, const char *path, const char *src,
 		    unsigned mode)
 {
-	struct stat st;
-	char *buf;
+	struct strbuf sb = STRBUF_INIT;
 	int fd = open(src, O_RDONLY | O_CLOEXEC);
-	size_t off = 0;
+	int err;
 
-	if (fd < 0 || fstat(fd, &st)) {
-		if (fd >= 0)
-			close(fd);
+	if (fd < 0)
 		return c->err = -errno;
-	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf) {
-		close(fd);
-		return c->err = -ENOMEM;
-	}
-	while (off < (size_t)st.st_size) {
-		ssize_t n = read(fd, buf + off, (size_t)st.st_size - off);
-
-		if (n <= 0)
-			break;
-		off += (size_t)n;
-	}
+	err = strbuf_read_fd(&sb, fd);
 	close(fd);
-	put_bytes(c, path, mode, buf, off);
-	free(buf);
+	if (err)
+		c->err = err;
+	else
+		put_bytes(c, path, mode, sb.data, sb.len);
+	strbuf_free(&sb);
 	return c->err;
 }
 

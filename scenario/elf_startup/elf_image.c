@@ -8,6 +8,7 @@
  * elf/do-rel.h apply the relocations).
  */
 #include "elf_image.h"
+#include "strbuf.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -425,9 +426,8 @@ int elf_image_load(const char *path, struct elf_image *img, char *why,
 		   size_t whylen)
 {
 	struct reader r = { .img = img, .why = why, .whylen = whylen };
+	struct strbuf sb = STRBUF_INIT;
 	struct stat st;
-	uint8_t *buf;
-	size_t got = 0;
 	int fd, err;
 
 	memset(img, 0, sizeof(*img));
@@ -455,25 +455,19 @@ int elf_image_load(const char *path, struct elf_image *img, char *why,
 		close(fd);
 		return -EINVAL;
 	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf) {
-		close(fd);
-		return -ENOMEM;
-	}
-	while (got < (size_t)st.st_size) {
-		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
-
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
+	err = strbuf_read_fd(&sb, fd);
 	close(fd);
-	img->size = got;
-	img->pages = (got + ELF_PAGE - 1) / ELF_PAGE;
-	r.data = buf;
-	r.size = got;
+	if (err) {
+		snprintf(why, whylen, "%s", strerror(-err));
+		strbuf_free(&sb);
+		return err == -ENOMEM ? err : -EINVAL;
+	}
+	img->size = sb.len;
+	img->pages = (sb.len + ELF_PAGE - 1) / ELF_PAGE;
+	r.data = (const uint8_t *)sb.data;
+	r.size = sb.len;
 	err = parse(&r);
-	free(buf);
+	strbuf_free(&sb);
 	if (err)
 		elf_image_free(img);
 	return err;
