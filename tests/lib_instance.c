@@ -22,6 +22,8 @@
 
 #include <testfs.h>
 
+#include "mountinfo.h"
+
 #define A_BIN "a.bin"
 #define B_BIN "d/b.bin"
 
@@ -88,65 +90,33 @@ static void require_fuse(void)
 	cr_skip_test("FUSE unavailable: %s", why);
 }
 
-/* Undoes the octal escapes (\040 ...) of a path in /proc/self/mountinfo. */
-static void unescape(char *s)
-{
-	char *out = s;
+struct mount_count {
+	const char *prefix;
+	int n;
+};
 
-	while (*s) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' &&
-		    s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
-			*out++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 |
-					(s[3] - '0'));
-			s += 4;
-		} else {
-			*out++ = *s++;
-		}
-	}
-	*out = '\0';
+static int count_one(const char *mnt, const struct mount_entry *e, void *arg)
+{
+	struct mount_count *c = arg;
+
+	if (strcmp(e->fstype, "fuse.testfs") == 0 &&
+	    strncmp(mnt, c->prefix, strlen(c->prefix)) == 0)
+		c->n++;
+	return 0;
 }
 
 /* Testfs mounts whose mountpoint starts with @prefix. */
 static int count_mounts(const char *prefix)
 {
-	char line[8192], mnt[4096];
-	int n = 0;
-	FILE *f;
+	struct mount_count c = { .prefix = prefix };
 
-	f = fopen("/proc/self/mountinfo", "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		char *sep = strstr(line, " - ");
-
-		if (!sep || strncmp(sep + 3, "fuse.testfs ", 12) != 0 ||
-		    sscanf(line, "%*s %*s %*s %*s %4095s", mnt) != 1)
-			continue;
-		unescape(mnt);
-		if (strncmp(mnt, prefix, strlen(prefix)) == 0)
-			n++;
-	}
-	fclose(f);
-	return n;
+	mountinfo_each(count_one, &c);
+	return c.n;
 }
 
 static bool is_mounted(const char *dir)
 {
-	char line[8192], mnt[4096];
-	bool found = false;
-	FILE *f;
-
-	f = fopen("/proc/self/mountinfo", "re");
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%*s %*s %*s %*s %4095s", mnt) != 1)
-			continue;
-		unescape(mnt);
-		found = strcmp(mnt, dir) == 0;
-	}
-	fclose(f);
-	return found;
+	return mountinfo_find(dir, NULL);
 }
 
 static int count_fds(void)
