@@ -359,25 +359,6 @@ free_ok:
 	return err ? err : (int64_t)count;
 }
 
-/* Reads @len bytes at @off unless EOF comes first; bytes read or -errno. */
-static int64_t read_full(int fd, char *buf, size_t len, uint64_t off)
-{
-	size_t done = 0;
-	ssize_t r;
-
-	while (done < len) {
-		r = pread(fd, buf + done, len - done, (off_t)(off + done));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -errno;
-		if (r == 0)
-			break;
-		done += (size_t)r;
-	}
-	return (int64_t)done;
-}
-
 int64_t testfs_read_pages(int fd, uint64_t first_page, uint64_t npages,
 			  size_t block, enum testfs_order order, uint64_t arg,
 			  struct testfs_extents *touched)
@@ -422,7 +403,7 @@ int64_t testfs_read_pages(int fd, uint64_t first_page, uint64_t npages,
 	}
 	while (walk_next(&w, &b)) {
 		page = first_page + b * bpages;
-		r = read_full(fd, buf, block, page * PAGE);
+		r = lib_read_full_at(fd, buf, block, (int64_t)(page * PAGE));
 		if (r < 0) {
 			err = (int)r;
 			goto out;

@@ -164,8 +164,16 @@ int lib_set_reason(int err, const char *fmt, ...)
 
 /* paths.c: opens MOUNT/@name read-only; returns the fd or -errno. */
 int lib_open_control(const struct testfs_mount *fs, const char *name);
-/* paths.c: read() until @len bytes or EOF; the bytes read or -errno. */
-ssize_t lib_read_full(int fd, void *buf, size_t len);
+/*
+ * paths.c: reads until @len bytes or EOF, EINTR retried: at the file
+ * offset with read() when @off is negative, else at @off with pread().
+ * The bytes read or -errno.
+ */
+ssize_t lib_read_full_at(int fd, void *buf, size_t len, int64_t off);
+static inline ssize_t lib_read_full(int fd, void *buf, size_t len)
+{
+	return lib_read_full_at(fd, buf, len, -1);
+}
 
 /*
  * config.c: reads .testfs/config, its "files" into @t (emptied first),

@@ -90,14 +90,17 @@ int lib_open_control(const struct testfs_mount *fs, const char *name)
 	return fd < 0 ? -errno : fd;
 }
 
-/* Reads up to @len bytes: the count (short only at the end) or -errno. */
-ssize_t lib_read_full(int fd, void *buf, size_t len)
+ssize_t lib_read_full_at(int fd, void *buf, size_t len, int64_t off)
 {
 	size_t used = 0;
 	ssize_t n;
 
 	while (used < len) {
-		n = read(fd, (char *)buf + used, len - used);
+		if (off < 0)
+			n = read(fd, (char *)buf + used, len - used);
+		else
+			n = pread(fd, (char *)buf + used, len - used,
+				  (off_t)(off + (int64_t)used));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
