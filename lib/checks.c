@@ -32,6 +32,15 @@ static const char *plural(uint64_t n)
 	return n == 1 ? "" : "s";
 }
 
+/* ", N page(s) @what: LIST" for the pages of @e, if any. */
+static void add_only(struct strbuf *sb, struct list *l,
+		     const struct testfs_extents *e, const char *what)
+{
+	if (e->n)
+		strbuf_addf(sb, ", %" PRIu64 " page%s %s: %s", e->pages,
+			    plural(e->pages), what, list(l, e));
+}
+
 int lib_check_fail(struct strbuf *sb, char **why)
 {
 	char *s;
@@ -391,18 +400,8 @@ int testfs_check_consistent(struct testfs_mount *fs,
 			name, list(&l, &fetched), fetched.pages,
 			plural(fetched.pages), list(&m, &resident),
 			resident.pages, plural(resident.pages));
-		if (only_log.n)
-			strbuf_addf(&sb,
-				    ", %" PRIu64 " page%s fetched but not "
-				    "resident: %s",
-				    only_log.pages, plural(only_log.pages),
-				    list(&l, &only_log));
-		if (only_cache.n)
-			strbuf_addf(&sb,
-				    ", %" PRIu64 " page%s resident but never "
-				    "fetched: %s",
-				    only_cache.pages, plural(only_cache.pages),
-				    list(&l, &only_cache));
+		add_only(&sb, &l, &only_log, "fetched but not resident");
+		add_only(&sb, &l, &only_cache, "resident but never fetched");
 	}
 	if (max_pages)
 		check_request_sizes(&sb, log, name, max_pages);

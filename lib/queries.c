@@ -32,25 +32,14 @@ static int query_end(struct testfs_extent *r, struct testfs_extents *out,
 	return err;
 }
 
-int testfs_log_fetched(const struct testfs_log *log, const char *name,
-		       struct testfs_extents *out)
-{
-	struct testfs_extent *r = NULL;
-	int64_t n, i;
-	int err = 0;
-
-	n = query_start(log, name, out, &r);
-	if (n < 0)
-		return (int)n;
-	for (i = 0; i < n && !err; i++) {
-		if (r[i].first <= r[i].last)
-			err = testfs_extents_add(out, r[i].first, r[i].last);
-	}
-	return query_end(r, out, err);
-}
-
-int testfs_log_refetched(const struct testfs_log *log, const char *name,
-			 struct testfs_extents *out)
+/*
+ * The pages of @name's reads into @out: all of them, or with @again only
+ * those fetched a second time. Every earlier range starts at or before
+ * r[i].first, so the one reaching furthest covers [r[i].first, reach]:
+ * the part of r[i] up to reach is fetched again.
+ */
+static int sweep(const struct testfs_log *log, const char *name,
+		 struct testfs_extents *out, bool again)
 {
 	struct testfs_extent *r = NULL;
 	uint64_t reach = 0;
@@ -61,15 +50,12 @@ int testfs_log_refetched(const struct testfs_log *log, const char *name,
 	n = query_start(log, name, out, &r);
 	if (n < 0)
 		return (int)n;
-	/*
-	 * Every earlier range starts at or before r[i].first, so the one
-	 * reaching furthest covers [r[i].first, reach]: the part of r[i] up
-	 * to reach is fetched a second time.
-	 */
 	for (i = 0; i < n && !err; i++) {
 		if (r[i].first > r[i].last)
 			continue;
-		if (any && r[i].first <= reach)
+		if (!again)
+			err = testfs_extents_add(out, r[i].first, r[i].last);
+		else if (any && r[i].first <= reach)
 			err = testfs_extents_add(out, r[i].first,
 						 r[i].last < reach ? r[i].last
 								   : reach);
@@ -78,6 +64,18 @@ int testfs_log_refetched(const struct testfs_log *log, const char *name,
 		any = true;
 	}
 	return query_end(r, out, err);
+}
+
+int testfs_log_fetched(const struct testfs_log *log, const char *name,
+		       struct testfs_extents *out)
+{
+	return sweep(log, name, out, false);
+}
+
+int testfs_log_refetched(const struct testfs_log *log, const char *name,
+			 struct testfs_extents *out)
+{
+	return sweep(log, name, out, true);
 }
 
 int64_t testfs_log_outside(const struct testfs_log *log, const char *name,
