@@ -17,6 +17,23 @@ void htmlrep_init(struct htmlrep *r)
 	memset(r, 0, sizeof(*r));
 }
 
+static void verdict_clear(struct htmlrep_verdict *v)
+{
+	free(v->policy);
+	free(v->expected);
+	free(v->observed);
+	free(v->verdict);
+}
+
+void htmlrep_verdicts_free(struct htmlrep_verdict *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		verdict_clear(&v[i]);
+	free(v);
+}
+
 void htmlrep_free(struct htmlrep *r)
 {
 	size_t i;
@@ -35,13 +52,7 @@ void htmlrep_free(struct htmlrep *r)
 	for (i = 0; i < r->nmarks; i++)
 		free(r->marks[i].text);
 	free(r->marks);
-	for (i = 0; i < r->nverdicts; i++) {
-		free(r->verdicts[i].policy);
-		free(r->verdicts[i].expected);
-		free(r->verdicts[i].observed);
-		free(r->verdicts[i].verdict);
-	}
-	free(r->verdicts);
+	htmlrep_verdicts_free(r->verdicts, r->nverdicts);
 	for (i = 0; i < r->nhists; i++) {
 		free(r->hists[i].title);
 		free(r->hists[i].label);
@@ -315,10 +326,7 @@ int htmlrep_add_verdict(struct htmlrep *r, const char *policy,
 	memset(v, 0, sizeof(*v));
 	if (set_str(&v->policy, policy) || set_str(&v->expected, expected) ||
 	    set_str(&v->observed, observed) || set_str(&v->verdict, verdict)) {
-		free(v->policy);
-		free(v->expected);
-		free(v->observed);
-		free(v->verdict);
+		verdict_clear(v);
 		return -ENOMEM;
 	}
 	r->nverdicts++;

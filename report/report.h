@@ -116,6 +116,9 @@ struct htmlrep_verdict {
 	char *verdict;
 };
 
+/* Frees the strings of the @n verdicts of @v, and @v. */
+void htmlrep_verdicts_free(struct htmlrep_verdict *v, size_t n);
+
 /* A histogram the page draws as bars: counts[i] over label i. */
 struct htmlrep_hist {
 	char *title;

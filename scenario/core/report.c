@@ -61,13 +61,7 @@ static void facts_free(struct report_facts *f)
 {
 	size_t i;
 
-	for (i = 0; i < f->nverdicts; i++) {
-		free(f->verdicts[i].policy);
-		free(f->verdicts[i].expected);
-		free(f->verdicts[i].observed);
-		free(f->verdicts[i].verdict);
-	}
-	free(f->verdicts);
+	htmlrep_verdicts_free(f->verdicts, f->nverdicts);
 	for (i = 0; i < f->nnotes; i++)
 		free(f->notes[i]);
 	free(f->notes);
@@ -259,7 +253,7 @@ void report_keep_verdict(const char *policy, const char *expected,
 			 const char *observed, const char *verdict)
 {
 	struct report_facts *f;
-	struct report_verdict_row *v, *row;
+	struct htmlrep_verdict *v, *row;
 
 	if (!the_report)
 		return;

@@ -14,6 +14,7 @@
 
 #include <testfs.h>
 
+#include "report.h"
 #include "report_tree.h"
 
 enum rtype {
@@ -54,20 +55,13 @@ struct rnode {
 	size_t cap;
 };
 
-/* A policy verdict row, as report_verdict() made it. */
-struct report_verdict_row {
-	char *policy;
-	char *expected;
-	char *observed;
-	char *verdict;
-};
-
 /*
  * What the HTML page shows beside the log, kept typed as the scenario
  * fills the tree (html_page.c renders them; nothing reads the tree back).
  */
 struct report_facts {
-	struct report_verdict_row *verdicts;
+	/* The policy verdict rows, as report_verdict() made them. */
+	struct htmlrep_verdict *verdicts;
 	size_t nverdicts;
 	/* The paragraphs of the "In plain words" section, in order. */
 	char **notes;
