@@ -170,8 +170,9 @@ static void expected(const struct split_result *r, enum ra_policy p, char *exp,
 	static const char *const how[RA_NPOLICIES] = {
 		"async windows cross them",
 		"async stalls at each VMA end",
-		"limited only within ra_pages of a VMA end; reported: the "
-		"baseline's time",
+		/* Parenthesised: one string over two lines, not two. */
+		("limited only within ra_pages of a VMA end; reported: the "
+		 "baseline's time"),
 	};
 	size_t used;
 
