@@ -249,18 +249,36 @@ static bool opt_true(const struct object *o, const char *key)
 	return m && m->type == J_TRUE;
 }
 
+/* What a read line and an access line share: seq, page, pages, t_ns. */
+static void load_span(struct loader *l, uint64_t *seq, uint64_t *first,
+		      uint64_t *pages, uint64_t *t_ns)
+{
+	*seq = need_u(l, "seq");
+	*first = need_u(l, "page");
+	*pages = need_u(l, "pages");
+	*t_ns = need_u(l, "t_ns");
+}
+
+/* The index of @file in the model (added if new) in *@out, or -errno. */
+static int file_index(struct loader *l, const char *file, size_t *out)
+{
+	long fi = htmlrep_file(l->r, file, 0);
+
+	if (fi < 0)
+		return (int)fi;
+	*out = (size_t)fi;
+	return 0;
+}
+
 static int load_read(struct loader *l, const char *file)
 {
 	const struct object *o = l->o;
 	const struct member *m;
 	struct htmlrep_range g;
-	long fi;
+	int err;
 
 	memset(&g, 0, sizeof(g));
-	g.seq = need_u(l, "seq");
-	g.first = need_u(l, "page");
-	g.pages = need_u(l, "pages");
-	g.t_ns = need_u(l, "t_ns");
+	load_span(l, &g.seq, &g.first, &g.pages, &g.t_ns);
 	g.done_ns = need_u(l, "done_ns");
 	g.delay_ns = get_u(l, "delay_ns", HTMLREP_TIME_LIMIT, false, false, 0);
 	m = find(o, "err");
@@ -287,10 +305,9 @@ static int load_read(struct loader *l, const char *file)
 	/* A read the daemon answered with an error need not name pages. */
 	if (!g.pages && g.err)
 		return 0;
-	fi = htmlrep_file(l->r, file, 0);
-	if (fi < 0)
-		return (int)fi;
-	g.file = (size_t)fi;
+	err = file_index(l, file, &g.file);
+	if (err)
+		return err;
 	if (htmlrep_check_range(l->r, &g, l->why, sizeof(l->why)))
 		return -EPROTO;
 	return htmlrep_add_range(l->r, &g);
@@ -299,13 +316,10 @@ static int load_read(struct loader *l, const char *file)
 static int load_access(struct loader *l, const char *file, const char *type)
 {
 	struct htmlrep_access a;
-	long fi;
+	int err;
 
 	memset(&a, 0, sizeof(a));
-	a.seq = need_u(l, "seq");
-	a.first = need_u(l, "page");
-	a.pages = need_u(l, "pages");
-	a.t_ns = need_u(l, "t_ns");
+	load_span(l, &a.seq, &a.first, &a.pages, &a.t_ns);
 	/* Without an end (one event), it ends where it starts. */
 	a.end_ns = get_u(l, "end_ns", UINT64_MAX, false, false, a.t_ns);
 	a.events = opt_u32(l, "events");
@@ -318,10 +332,9 @@ static int load_access(struct loader *l, const char *file, const char *type)
 	if (l->why[0])
 		return -EPROTO;
 	snprintf(a.type, sizeof(a.type), "%s", type);
-	fi = htmlrep_file(l->r, file, 0);
-	if (fi < 0)
-		return (int)fi;
-	a.file = (size_t)fi;
+	err = file_index(l, file, &a.file);
+	if (err)
+		return err;
 	if (htmlrep_check_access(l->r, &a, l->why, sizeof(l->why)))
 		return -EPROTO;
 	return htmlrep_add_access(l->r, &a);
