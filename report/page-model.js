@@ -115,20 +115,23 @@ var files = D.files.map(function (f, i) {
 	return { i: i, name: f[0], pages: f[1], ranges: [], accesses: [],
 		 vmas: [], windows: [], end: 0, tmin: Infinity, tmax: 0 };
 });
-D.ranges.forEach(function (g, i) {
-	var f = files[g[R_FILE]];
-	f.ranges.push(i);
-	f.end = Math.max(f.end, g[R_FIRST] + g[R_PAGES]);
-	f.tmin = Math.min(f.tmin, g[R_T]);
-	f.tmax = Math.max(f.tmax, g[R_DONE]);
-});
-D.accesses.forEach(function (a, i) {
-	var f = files[a[A_FILE]];
-	f.accesses.push(i);
-	f.end = Math.max(f.end, a[A_FIRST] + a[A_PAGES]);
-	f.tmin = Math.min(f.tmin, a[A_T]);
-	f.tmax = Math.max(f.tmax, a[A_END]);
-});
+/*
+ * Each record of @rows (reads or accesses) joins its file's @list; the
+ * file's extent and time span grow to hold it. @col names its columns.
+ */
+function addSpans(rows, list, col) {
+	rows.forEach(function (r, i) {
+		var f = files[r[col.file]];
+		f[list].push(i);
+		f.end = Math.max(f.end, r[col.first] + r[col.pages]);
+		f.tmin = Math.min(f.tmin, r[col.t]);
+		f.tmax = Math.max(f.tmax, r[col.end]);
+	});
+}
+addSpans(D.ranges, 'ranges',
+	 { file: R_FILE, first: R_FIRST, pages: R_PAGES, t: R_T, end: R_DONE });
+addSpans(D.accesses, 'accesses',
+	 { file: A_FILE, first: A_FIRST, pages: A_PAGES, t: A_T, end: A_END });
 D.vmas.forEach(function (v, i) {
 	var f = files[v[0]];
 	f.vmas.push(i);
