@@ -306,11 +306,9 @@ static int load_read(struct loader *l, const char *file)
 	if (!g.pages && g.err)
 		return 0;
 	err = file_index(l, file, &g.file);
-	if (err)
-		return err;
-	if (htmlrep_check_range(l->r, &g, l->why, sizeof(l->why)))
-		return -EPROTO;
-	return htmlrep_add_range(l->r, &g);
+	if (!err && htmlrep_check_range(l->r, &g, l->why, sizeof(l->why)))
+		err = -EPROTO;
+	return err ? err : htmlrep_add_range(l->r, &g);
 }
 
 static int load_access(struct loader *l, const char *file, const char *type)
@@ -333,11 +331,9 @@ static int load_access(struct loader *l, const char *file, const char *type)
 		return -EPROTO;
 	snprintf(a.type, sizeof(a.type), "%s", type);
 	err = file_index(l, file, &a.file);
-	if (err)
-		return err;
-	if (htmlrep_check_access(l->r, &a, l->why, sizeof(l->why)))
-		return -EPROTO;
-	return htmlrep_add_access(l->r, &a);
+	if (!err && htmlrep_check_access(l->r, &a, l->why, sizeof(l->why)))
+		err = -EPROTO;
+	return err ? err : htmlrep_add_access(l->r, &a);
 }
 
 /* A loss line: its count, and its first and last seq agreeing with it. */
