@@ -142,69 +142,73 @@ static int index_target(struct rule_index *ix, const struct rule_target *t,
 		append_ret_;                                                   \
 	})
 
-int rules_add_latency(struct rule_set *rs, const char *spec, char *err,
-		      size_t errlen)
+enum rule_kind { RULE_LATENCY, RULE_ERROR, RULE_PAUSE };
+
+/*
+ * Parses @spec as a rule of @kind and appends it under the lock: 0, or
+ * what the parser or the allocation said (then nothing is kept).
+ */
+static int add_rule(struct rule_set *rs, enum rule_kind kind, const char *spec,
+		    char *err, size_t errlen)
 {
-	struct latency_rule r = { { NULL, false, 0, 0 }, NULL, 0 };
+	/* Each begins with its struct rule_target. */
+	union {
+		struct latency_rule lat;
+		struct error_rule err;
+		struct pause_rule pause;
+	} r;
 	int ret;
 
-	ret = latency_rule_parse(spec, &r, err, errlen);
+	memset(&r, 0, sizeof(r));
+	if (kind == RULE_LATENCY)
+		ret = latency_rule_parse(spec, &r.lat, err, errlen);
+	else if (kind == RULE_ERROR)
+		ret = error_rule_parse(spec, &r.err, err, errlen);
+	else
+		ret = pause_rule_parse(spec, &r.pause, err, errlen);
 	if (ret)
 		goto out_free;
 	pthread_mutex_lock(&rs->lock);
-	ret = append(rs->lat, &rs->nlat, &rs->lat_cap, &rs->lat_ix, &r);
+	if (kind == RULE_LATENCY) {
+		ret = append(rs->lat, &rs->nlat, &rs->lat_cap, &rs->lat_ix,
+			     &r.lat);
+	} else if (kind == RULE_ERROR) {
+		ret = grow((void **)&rs->err_off, rs->nerr, &rs->err_off_cap,
+			   sizeof(*rs->err_off));
+		if (!ret)
+			ret = append(rs->errs, &rs->nerr, &rs->err_cap,
+				     &rs->err_ix, &r.err);
+	} else {
+		ret = append(rs->pauses, &rs->npause, &rs->pause_cap,
+			     &rs->pause_ix, &r.pause);
+	}
 	pthread_mutex_unlock(&rs->lock);
 	if (!ret)
 		return 0;
 out_free:
-	rule_target_free(&r.target);
-	latency_free(r.model);
+	rule_target_free(&r.lat.target);
+	if (kind == RULE_LATENCY)
+		latency_free(r.lat.model);
 	return ret;
+}
+
+int rules_add_latency(struct rule_set *rs, const char *spec, char *err,
+		      size_t errlen)
+{
+	return add_rule(rs, RULE_LATENCY, spec, err, errlen);
 }
 
 int rules_add_error(struct rule_set *rs, const char *spec, char *err,
 		    size_t errlen)
 {
-	struct error_rule r;
-	int ret;
-
-	memset(&r, 0, sizeof(r));
-	ret = error_rule_parse(spec, &r, err, errlen);
-	if (ret)
-		goto out_free;
-	pthread_mutex_lock(&rs->lock);
-	ret = grow((void **)&rs->err_off, rs->nerr, &rs->err_off_cap,
-		   sizeof(*rs->err_off));
-	if (!ret)
-		ret = append(rs->errs, &rs->nerr, &rs->err_cap, &rs->err_ix,
-			     &r);
-	pthread_mutex_unlock(&rs->lock);
-	if (!ret)
-		return 0;
-out_free:
-	rule_target_free(&r.target);
-	return ret;
+	return add_rule(rs, RULE_ERROR, spec, err, errlen);
 }
 
+/* Pause rules: added like the others, ended by rules_resume(). */
 int rules_add_pause(struct rule_set *rs, const char *spec, char *err,
 		    size_t errlen)
 {
-	struct pause_rule r;
-	int ret;
-
-	memset(&r, 0, sizeof(r));
-	ret = pause_rule_parse(spec, &r, err, errlen);
-	if (ret)
-		goto out_free;
-	pthread_mutex_lock(&rs->lock);
-	ret = append(rs->pauses, &rs->npause, &rs->pause_cap, &rs->pause_ix,
-		     &r);
-	pthread_mutex_unlock(&rs->lock);
-	if (!ret)
-		return 0;
-out_free:
-	rule_target_free(&r.target);
-	return ret;
+	return add_rule(rs, RULE_PAUSE, spec, err, errlen);
 }
 
 size_t rules_resume(struct rule_set *rs)
