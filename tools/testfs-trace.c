@@ -68,6 +68,7 @@ static void on_event(const struct trace_event *ev, void *arg)
 
 int main(int argc, char **argv)
 {
+	static const int stop_sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
 	struct tracer_options opts = { 0 };
 	struct tracer_stats st;
 	struct mount_entry me;
@@ -130,11 +131,9 @@ int main(int argc, char **argv)
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	/* A closed pipe (| head) is a normal end, not a crash. */
-	sigaction(SIGPIPE, &sa, NULL);
+	/* SIGPIPE: a closed pipe (| head) is a normal end, not a crash. */
+	for (k = 0; k < sizeof(stop_sigs) / sizeof(stop_sigs[0]); k++)
+		sigaction(stop_sigs[k], &sa, NULL);
 
 	opts.dev_major = major(me.dev);
 	opts.dev_minor = minor(me.dev);
