@@ -400,8 +400,19 @@ static void json_model(struct strbuf *sb, const struct latency_model *m)
 	strbuf_free(&spec);
 }
 
-static void json_error_rule(struct strbuf *sb, const struct error_rule *r)
+static void json_latency_rule(struct strbuf *sb, const void *rule)
 {
+	const struct latency_rule *r = rule;
+
+	json_target(sb, &r->target);
+	strbuf_adds(sb, ",\"latency\":");
+	json_model(sb, r->model);
+	strbuf_addf(sb, ",\"hits\":%" PRIu64 "}", r->hits);
+}
+
+static void json_error_rule(struct strbuf *sb, const void *rule)
+{
+	const struct error_rule *r = rule;
 	const char *name = rule_errno_name(r->err);
 
 	json_target(sb, &r->target);
@@ -421,49 +432,55 @@ static void json_error_rule(struct strbuf *sb, const struct error_rule *r)
 	strbuf_addf(sb, ",\"hits\":%" PRIu64 "}", r->hits);
 }
 
-void rules_format_json(struct rule_set *rs, struct strbuf *sb)
+static void json_pause_rule(struct strbuf *sb, const void *rule)
+{
+	const struct pause_rule *r = rule;
+
+	json_target(sb, &r->target);
+	strbuf_adds(sb, ",\"for\":");
+	if (r->hold_ns) {
+		struct strbuf d = STRBUF_INIT;
+
+		units_format_duration(&d, r->hold_ns);
+		if (d.oom)
+			sb->oom = true;
+		else
+			json_add_cstring(sb, d.data);
+		strbuf_free(&d);
+	} else {
+		strbuf_adds(sb, "null");
+	}
+	strbuf_addf(sb, ",\"hits\":%" PRIu64 "}", r->hits);
+}
+
+/* ,"@key":[...] of the @n rules of @size bytes at @v, each by @fn. */
+static void json_rules(struct strbuf *sb, const char *key, const void *v,
+		       size_t n, size_t size,
+		       void (*fn)(struct strbuf *, const void *))
 {
 	size_t i;
 
+	strbuf_addf(sb, ",\"%s\":[", key);
+	for (i = 0; i < n; i++) {
+		if (i)
+			strbuf_addc(sb, ',');
+		fn(sb, (const char *)v + i * size);
+	}
+	strbuf_addc(sb, ']');
+}
+
+void rules_format_json(struct rule_set *rs, struct strbuf *sb)
+{
 	pthread_mutex_lock(&rs->lock);
 	strbuf_adds(sb, "{\"default\":");
 	json_model(sb, rs->def);
-	strbuf_adds(sb, ",\"rules\":[");
-	for (i = 0; i < rs->nlat; i++) {
-		if (i)
-			strbuf_addc(sb, ',');
-		json_target(sb, &rs->lat[i].target);
-		strbuf_adds(sb, ",\"latency\":");
-		json_model(sb, rs->lat[i].model);
-		strbuf_addf(sb, ",\"hits\":%" PRIu64 "}", rs->lat[i].hits);
-	}
-	strbuf_adds(sb, "],\"errors\":[");
-	for (i = 0; i < rs->nerr; i++) {
-		if (i)
-			strbuf_addc(sb, ',');
-		json_error_rule(sb, &rs->errs[i]);
-	}
-	strbuf_adds(sb, "],\"pauses\":[");
-	for (i = 0; i < rs->npause; i++) {
-		if (i)
-			strbuf_addc(sb, ',');
-		json_target(sb, &rs->pauses[i].target);
-		strbuf_adds(sb, ",\"for\":");
-		if (rs->pauses[i].hold_ns) {
-			struct strbuf d = STRBUF_INIT;
-
-			units_format_duration(&d, rs->pauses[i].hold_ns);
-			if (d.oom)
-				sb->oom = true;
-			else
-				json_add_cstring(sb, d.data);
-			strbuf_free(&d);
-		} else {
-			strbuf_adds(sb, "null");
-		}
-		strbuf_addf(sb, ",\"hits\":%" PRIu64 "}", rs->pauses[i].hits);
-	}
-	strbuf_adds(sb, "]}");
+	json_rules(sb, "rules", rs->lat, rs->nlat, sizeof(*rs->lat),
+		   json_latency_rule);
+	json_rules(sb, "errors", rs->errs, rs->nerr, sizeof(*rs->errs),
+		   json_error_rule);
+	json_rules(sb, "pauses", rs->pauses, rs->npause, sizeof(*rs->pauses),
+		   json_pause_rule);
+	strbuf_addc(sb, '}');
 	pthread_mutex_unlock(&rs->lock);
 }
 

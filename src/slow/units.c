@@ -104,12 +104,30 @@ static uint64_t frac_times(const struct number *n, uint64_t unit)
 			  pow10u(n->fdigits));
 }
 
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* A unit's name and what one of it is worth (nanoseconds, bytes). */
+struct unit {
+	const char *name;
+	uint64_t value;
+};
+
+/* The value of the unit of @units named by the @len bytes at @p; 0: none. */
+static uint64_t unit_of(const struct unit *units, size_t n, const char *p,
+			size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strlen(units[i].name) == len &&
+		    strncmp(p, units[i].name, len) == 0)
+			return units[i].value;
+	return 0;
+}
+
 int parse_duration(const char *s, uint64_t *ns, const char **why)
 {
-	static const struct {
-		const char *suffix;
-		uint64_t ns;
-	} units[] = {
+	static const struct unit units[] = {
 		{ "ns", 1 },
 		{ "us", 1000 },
 		{ "ms", 1000000 },
@@ -118,7 +136,6 @@ int parse_duration(const char *s, uint64_t *ns, const char **why)
 	struct number n;
 	const char *p = s;
 	uint64_t unit = 0, v;
-	size_t i;
 
 	if (scan_unsigned(&p, &n, "empty duration (" DURATION_EXPECTED ")",
 			  "negative durations are not allowed",
@@ -128,10 +145,7 @@ int parse_duration(const char *s, uint64_t *ns, const char **why)
 		*why = "missing unit (" DURATION_EXPECTED ")";
 		return -EINVAL;
 	}
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcmp(p, units[i].suffix) == 0)
-			unit = units[i].ns;
-	}
+	unit = unit_of(units, ARRAY_LEN(units), p, strlen(p));
 	if (!unit) {
 		*why = DURATION_EXPECTED;
 		return -EINVAL;
@@ -150,10 +164,7 @@ out_range:
 
 int parse_rate(const char *s, uint64_t *bytes_per_s, const char **why)
 {
-	static const struct {
-		const char *name;
-		uint64_t bytes;
-	} units[] = {
+	static const struct unit units[] = {
 		{ "B", 1 },
 		{ "kB", 1000ull },
 		{ "MB", 1000000ull },
@@ -167,7 +178,7 @@ int parse_rate(const char *s, uint64_t *bytes_per_s, const char **why)
 	struct number n;
 	const char *p = s;
 	uint64_t unit = 0, v, f;
-	size_t i, len;
+	size_t len;
 
 	if (scan_unsigned(&p, &n, "empty rate (" RATE_EXPECTED ")",
 			  "negative rates are not allowed", RATE_EXPECTED, why))
@@ -177,11 +188,7 @@ int parse_rate(const char *s, uint64_t *bytes_per_s, const char **why)
 		*why = "missing /s (" RATE_EXPECTED ")";
 		return -EINVAL;
 	}
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strlen(units[i].name) == len - 2 &&
-		    strncmp(p, units[i].name, len - 2) == 0)
-			unit = units[i].bytes;
-	}
+	unit = unit_of(units, ARRAY_LEN(units), p, len - 2);
 	if (!unit) {
 		*why = "unknown unit (" RATE_EXPECTED ")";
 		return -EINVAL;
