@@ -215,6 +215,27 @@ static int check_page(const char *key, uint64_t page, char *why, size_t whylen)
 	return 0;
 }
 
+/*
+ * Times t_ns and @end_ns (named @end_key) of a record: each a valid time,
+ * and the end not before the start ("@ended (@end_key N) before it
+ * @started (t_ns M)").
+ */
+static int check_span(uint64_t t_ns, const char *end_key, uint64_t end_ns,
+		      const char *ended, const char *started, char *why,
+		      size_t whylen)
+{
+	int err = check_time("t_ns", t_ns, why, whylen);
+
+	if (!err)
+		err = check_time(end_key, end_ns, why, whylen);
+	if (!err && end_ns < t_ns)
+		err = refuse(why, whylen,
+			     "%s (%s %" PRIu64 ") before it %s (t_ns %" PRIu64
+			     ")",
+			     ended, end_key, end_ns, started, t_ns);
+	return err;
+}
+
 int htmlrep_check_range(const struct htmlrep *r, const struct htmlrep_range *g,
 			char *why, size_t whylen)
 {
@@ -230,14 +251,8 @@ int htmlrep_check_range(const struct htmlrep *r, const struct htmlrep_range *g,
 			     " pages (a FUSE read covers at most %llu)",
 			     g->pages, HTMLREP_READ_MAX_PAGES);
 	if (!err)
-		err = check_time("t_ns", g->t_ns, why, whylen);
-	if (!err)
-		err = check_time("done_ns", g->done_ns, why, whylen);
-	if (!err && g->done_ns < g->t_ns)
-		err = refuse(why, whylen,
-			     "answered (done_ns %" PRIu64
-			     ") before it arrived (t_ns %" PRIu64 ")",
-			     g->done_ns, g->t_ns);
+		err = check_span(g->t_ns, "done_ns", g->done_ns, "answered",
+				 "arrived", why, whylen);
 	if (!err && g->ra_start != HTMLREP_NO_PAGE &&
 	    (g->ra_start >= HTMLREP_PAGE_LIMIT ||
 	     g->ra_size > HTMLREP_PAGE_LIMIT - g->ra_start))
@@ -262,38 +277,36 @@ int htmlrep_check_access(const struct htmlrep *r,
 		return refuse(why, whylen, "no such file");
 	err = check_pages(r, a->file, a->first, a->pages, false, why, whylen);
 	if (!err)
-		err = check_time("t_ns", a->t_ns, why, whylen);
-	if (!err)
-		err = check_time("end_ns", a->end_ns, why, whylen);
-	if (!err && a->end_ns < a->t_ns)
-		err = refuse(why, whylen,
-			     "ends (end_ns %" PRIu64
-			     ") before it starts (t_ns %" PRIu64 ")",
-			     a->end_ns, a->t_ns);
+		err = check_span(a->t_ns, "end_ns", a->end_ns, "ends", "starts",
+				 why, whylen);
 	if (!err && a->late > a->events)
 		err = refuse(why, whylen, "%" PRIu32 " late events of %" PRIu32,
 			     a->late, a->events);
 	return err;
 }
 
+/* Appends the @size bytes of @item to the array *@v of *@n items. */
+static int push(void *v, size_t *n, const void *item, size_t size)
+{
+	if (grow(v, *n, size))
+		return -ENOMEM;
+	memcpy((char *)*(void **)v + *n * size, item, size);
+	(*n)++;
+	return 0;
+}
+
 int htmlrep_add_range(struct htmlrep *r, const struct htmlrep_range *g)
 {
 	if (htmlrep_check_range(r, g, NULL, 0))
 		return -EINVAL;
-	if (grow(&r->ranges, r->nranges, sizeof(*r->ranges)))
-		return -ENOMEM;
-	r->ranges[r->nranges++] = *g;
-	return 0;
+	return push(&r->ranges, &r->nranges, g, sizeof(*g));
 }
 
 int htmlrep_add_access(struct htmlrep *r, const struct htmlrep_access *a)
 {
 	if (htmlrep_check_access(r, a, NULL, 0))
 		return -EINVAL;
-	if (grow(&r->accesses, r->naccesses, sizeof(*r->accesses)))
-		return -ENOMEM;
-	r->accesses[r->naccesses++] = *a;
-	return 0;
+	return push(&r->accesses, &r->naccesses, a, sizeof(*a));
 }
 
 int htmlrep_add_mark(struct htmlrep *r, uint64_t seq, uint64_t t_ns,

@@ -50,14 +50,14 @@ static int add_read(struct htmlrep *r, const struct testfs_record *rec)
 
 static const char *access_name(enum testfs_access_type type)
 {
-	switch (type) {
-	case TESTFS_ACCESS_FAULT:
-		return "fault";
-	case TESTFS_ACCESS_READ:
-		return "read";
-	case TESTFS_ACCESS_MAP:
-		return "map";
-	}
+	static const char *const names[] = {
+		[TESTFS_ACCESS_FAULT] = "fault",
+		[TESTFS_ACCESS_READ] = "read",
+		[TESTFS_ACCESS_MAP] = "map",
+	};
+
+	if ((unsigned)type < sizeof(names) / sizeof(names[0]) && names[type])
+		return names[type];
 	return "unknown";
 }
 
