@@ -23,7 +23,7 @@ TestSuite(causes, .fini = ra_stop, .timeout = 60);
 static void start_traced(unsigned ra_pages, const char *latency)
 {
 	const char *files[] = { ra_file_spec(BIG, BIG_PAGES), NULL };
-	struct testfs_config cfg = { 0 };
+	struct testfs_config cfg = RA_CONFIG_INIT;
 
 	ra_require_fuse();
 	cfg.files = files;
@@ -397,7 +397,7 @@ Test(causes, fault_on_an_inflight_read_is_late)
 static void fetched_with(int trace, struct testfs_extents *out)
 {
 	const char *files[] = { ra_file_spec(BIG, BIG_PAGES), NULL };
-	struct testfs_config cfg = { 0 };
+	struct testfs_config cfg = RA_CONFIG_INIT;
 	struct testfs_log *log;
 	struct testfs_map m;
 	int fd;
@@ -459,7 +459,7 @@ Test(causes, no_instance_is_left_behind)
 Test(causes, without_tracing_causes_are_unknown_and_explained)
 {
 	const char *files[] = { ra_file_spec(BIG, BIG_PAGES), NULL };
-	struct testfs_config cfg = { 0 };
+	struct testfs_config cfg = RA_CONFIG_INIT;
 	const struct testfs_record *r[4];
 	struct testfs_log *log;
 	char why[256];
@@ -494,7 +494,7 @@ Test(causes, without_tracing_causes_are_unknown_and_explained)
 Test(causes, a_window_split_into_several_reads_is_one_window)
 {
 	const char *files[] = { ra_file_spec(BIG, BIG_PAGES), NULL };
-	struct testfs_config cfg = { 0 };
+	struct testfs_config cfg = RA_CONFIG_INIT;
 	const struct testfs_window *w;
 	struct testfs_log *log;
 	int fd;
@@ -535,7 +535,7 @@ Test(causes, a_window_split_into_several_reads_is_one_window)
 static void read_stream(bool trace_reads, struct testfs_usage *u, bool *by_read)
 {
 	const char *files[] = { ra_file_spec(BIG, BIG_PAGES), NULL };
-	struct testfs_config cfg = { 0 };
+	struct testfs_config cfg = RA_CONFIG_INIT;
 	const struct testfs_record *r[4];
 	struct testfs_log *log;
 	int fd;

@@ -65,6 +65,17 @@ static inline uint64_t ra_pmd_pages(void)
 	return ra_page_size() / 8;
 }
 
+/*
+ * The limit of a daemon's start and stop: 30 s rather than the library's
+ * 10 s, for guests that emulate another architecture (on a 2-core host at
+ * a load of 28, an arm64 guest under TCG took more than 10 s to mount).
+ */
+#define RA_TIMEOUT_MS 30000u
+#define RA_CONFIG_INIT                                                         \
+	{                                                                      \
+		.timeout_ms = RA_TIMEOUT_MS                                    \
+	}
+
 static struct testfs_mount *fs;
 /* Pages of BIG that left the cache since ra_start() (root: tracefs). */
 static struct ra_evictions ra_evicted;
@@ -109,7 +120,7 @@ static inline void ra_require_access_events(void)
 static inline void ra_start(unsigned ra_pages)
 {
 	const char *files[] = { ra_file_spec(BIG, BIG_PAGES), NULL };
-	struct testfs_config cfg = { 0 };
+	struct testfs_config cfg = RA_CONFIG_INIT;
 
 	ra_require_fuse();
 	cfg.files = files;

@@ -71,7 +71,7 @@ struct figures {
 static void start_slow(unsigned max_background, unsigned threshold)
 {
 	const char *files[] = { ra_file_spec(BIG, BIG_PAGES), NULL };
-	struct testfs_config cfg = { 0 };
+	struct testfs_config cfg = RA_CONFIG_INIT;
 
 	ra_require_fuse();
 	cfg.files = files;

@@ -21,7 +21,7 @@ static void start(int trace)
 	static const char *const files[] = { FOLIOS ":4M", "other.bin:1M",
 					     MIXED ":16M:random:20261202",
 					     NULL };
-	struct testfs_config cfg = { 0 };
+	struct testfs_config cfg = RA_CONFIG_INIT;
 
 	ra_require_fuse();
 	cfg.files = files;

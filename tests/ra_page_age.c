@@ -45,7 +45,7 @@ static void start(bool trace_reads)
 {
 	/* 1024 pages: 4 MiB with 4 KiB pages. */
 	const char *files[] = { ra_file_spec(AGE, 1024), NULL };
-	struct testfs_config cfg = { 0 };
+	struct testfs_config cfg = RA_CONFIG_INIT;
 
 	ra_require_fuse();
 	/* Ages end at accesses: without their events pages have none. */
@@ -410,7 +410,7 @@ Test(page_age, refetch)
 Test(page_age, bad_input)
 {
 	static const char *const files[] = { AGE ":1M", NULL };
-	struct testfs_config cfg = { 0 };
+	struct testfs_config cfg = RA_CONFIG_INIT;
 	struct testfs_page_age a = TESTFS_PAGE_AGE_INIT;
 	struct testfs_log *log;
 	int64_t ages[4];
