@@ -11,8 +11,15 @@
  * Conventions, as in liburing: every function that can fail returns 0 (or
  * a count, or a file descriptor) on success and a negative errno on
  * failure; none of them prints, exits or touches errno's meaning for the
- * caller. Pages are 4096-byte units of the file (page 0 is bytes
- * 0..4095); page ranges are inclusive [first, last].
+ * caller. Pages are the kernel's pages of the file, page ranges
+ * inclusive [first, last]: in a log, pages of the page size of the
+ * kernel the daemon ran on (testfs_log_page_size(), from the log's
+ * header); in the calls that map, read, advise or ask the page cache
+ * (testfs_map(), testfs_read_pages(), testfs_cachestat() ...), pages of
+ * the running kernel (testfs_page_size(), sysconf(_SC_PAGESIZE)). On a
+ * 4 KiB kernel page 0 is bytes 0..4095, on a 16 KiB one bytes 0..16383.
+ * Before TESTFS_0.7 the library counted 4096-byte pages whatever the
+ * kernel's page size.
  *
  * The daemon always runs in a separate process: a page fault on the mount
  * blocks the faulting task until the daemon answers, so a server in the

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * Byte offsets: the pages a byte range falls in and back, and the checks
- * stated in bytes. Everything else in the library counts pages; these
- * convert at the edge and say both in their explanations.
+ * Byte offsets: the pages a byte range falls in and back (the running
+ * kernel's pages), and the checks stated in bytes (the log's pages). Everything
+ * else in the library counts pages; these convert at the edge and say both in
+ * their explanations.
  */
 #include "lib_i.h"
 
@@ -13,32 +14,43 @@
 #include <stdlib.h>
 #include <string.h>
 
-int testfs_pages_of_bytes(uint64_t off, uint64_t len, uint64_t *first,
-			  uint64_t *last)
+/* The pages of @page_size bytes that bytes [@off, @off + @len) fall in. */
+static int pages_of_bytes(uint32_t page_size, uint64_t off, uint64_t len,
+			  uint64_t *first, uint64_t *last)
 {
 	if (!len || off > UINT64_MAX - (len - 1))
 		return -EINVAL;
 	if (first)
-		*first = off / TESTFS_PAGE_SIZE;
+		*first = off / page_size;
 	if (last)
-		*last = (off + (len - 1)) / TESTFS_PAGE_SIZE;
+		*last = (off + (len - 1)) / page_size;
 	return 0;
+}
+
+int testfs_pages_of_bytes(uint64_t off, uint64_t len, uint64_t *first,
+			  uint64_t *last)
+{
+	return pages_of_bytes(lib_page_size(), off, len, first, last);
 }
 
 int testfs_bytes_of_pages(uint64_t first, uint64_t last, uint64_t *off,
 			  uint64_t *len)
 {
+	uint64_t ps = lib_page_size();
+
 	/* The bytes must fit: the last page's last byte at most UINT64_MAX. */
-	if (first > last || last > UINT64_MAX / TESTFS_PAGE_SIZE ||
-	    last - first + 1 > UINT64_MAX / TESTFS_PAGE_SIZE)
+	if (first > last || last > UINT64_MAX / ps ||
+	    last - first + 1 > UINT64_MAX / ps)
 		return -EINVAL;
 	if (off)
-		*off = first * TESTFS_PAGE_SIZE;
+		*off = first * ps;
 	if (len)
-		*len = (last - first + 1) * TESTFS_PAGE_SIZE;
+		*len = (last - first + 1) * ps;
 	return 0;
 }
 
+/* Extents count the running kernel's pages, like the calls that fill them
+ * from the page cache. */
 int testfs_extents_add_bytes(struct testfs_extents *e, uint64_t off,
 			     uint64_t len)
 {
@@ -72,7 +84,8 @@ static int check_bytes(page_check_fn *check, const struct testfs_log *log,
 	err = lib_check_start(log, name, why);
 	if (err)
 		return err;
-	err = testfs_pages_of_bytes(off, len, &first, &last);
+	/* The log's pages: the unit of the page check. */
+	err = pages_of_bytes(lib_log_page_size(log), off, len, &first, &last);
 	if (err)
 		return err;
 	err = check(log, name, first, last, &page_why);

@@ -17,12 +17,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define PAGE TESTFS_PAGE_SIZE
+/* The running kernel's pages: what mmap, mincore and cachestat count. */
+#define PAGE ((uint64_t)lib_page_size())
 
 /* Largest page number whose byte offset still fits in an off_t. */
 #define MAX_OFF_PAGES ((uint64_t)INT64_MAX / PAGE)
 
-/* mincore() one window of at most 1 GiB of address space at a time. */
+/* mincore() one window of 2^18 pages (1 GiB of 4 KiB pages) at a time. */
 #define WINDOW_PAGES (1ull << 18)
 
 /* Sub-ranges each cachestat() probe splits a larger range into. */

@@ -73,6 +73,9 @@ struct testfs_log {
 	struct testfs_record *recs;
 	size_t count;
 	uint64_t lost;
+	/* The page size of the kernel that wrote the log (its header): the
+	 * unit of every page number in it. */
+	uint32_t page_size;
 	/* Storage the records' file and mark pointers point into. */
 	char **strings;
 	size_t nstrings;
@@ -163,6 +166,17 @@ int lib_set_reason(int err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /* paths.c: opens MOUNT/@name read-only; returns the fd or -errno. */
+/* The page size of @log's kernel (TESTFS_PAGE_SIZE for a hand-made log
+ * that leaves it 0). */
+static inline uint32_t lib_log_page_size(const struct testfs_log *log)
+{
+	return log && log->page_size ? log->page_size : TESTFS_PAGE_SIZE;
+}
+
+/* The running kernel's page size, the unit of the calls that map, read,
+ * advise or look at the page cache of a file. */
+uint32_t lib_page_size(void);
+
 int lib_open_control(const struct testfs_mount *fs, const char *name);
 /*
  * paths.c: reads until @len bytes or EOF, EINTR retried: at the file

@@ -111,3 +111,15 @@ ssize_t lib_read_full_at(int fd, void *buf, size_t len, int64_t off)
 	}
 	return (ssize_t)used;
 }
+
+uint32_t lib_page_size(void)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+
+	return ps > 0 ? (uint32_t)ps : TESTFS_PAGE_SIZE;
+}
+
+uint32_t testfs_page_size(void)
+{
+	return lib_page_size();
+}

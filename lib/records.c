@@ -37,6 +37,11 @@ size_t testfs_record_stride(void)
 	return sizeof(struct testfs_record);
 }
 
+uint32_t testfs_log_page_size(const struct testfs_log *log)
+{
+	return lib_log_page_size(log);
+}
+
 uint64_t testfs_log_lost(const struct testfs_log *log)
 {
 	return log ? log->lost : 0;

@@ -42,6 +42,18 @@ static int read_header(int fd, struct log_bin_header *hdr)
 	 */
 	if (hdr->count > SIZE_MAX / sizeof(struct testfs_record))
 		return -EPROTO;
+	/*
+	 * The page size of the kernel the daemon ran on: the unit of every
+	 * page number in the records. 0 only from a writer older than the
+	 * field, which ran on 4 KiB pages; anything but a power of two from
+	 * 512 bytes to 1 MiB is not a page size, and a log read in the
+	 * wrong unit would be misread, so it is refused.
+	 */
+	if (!hdr->page_size)
+		hdr->page_size = TESTFS_PAGE_SIZE;
+	if (hdr->page_size < 512 || hdr->page_size > (1u << 20) ||
+	    (hdr->page_size & (hdr->page_size - 1)))
+		return -EPROTO;
 	return 0;
 }
 
@@ -74,20 +86,21 @@ static void convert_attr(const struct log_attr *a, struct testfs_record *out)
 }
 
 static void convert_read(const struct log_record *in,
-			 const struct name_table *names,
+			 const struct name_table *names, uint32_t page_size,
 			 struct testfs_record *out)
 {
-	uint64_t in_page = in->read.off % TESTFS_PAGE_SIZE;
+	uint64_t in_page = in->read.off % page_size;
 
 	out->kind = TESTFS_RECORD_READ;
 	out->file = lib_name_of(names, in->read.ino);
 	out->ino = in->read.ino;
 	out->off = in->read.off;
 	out->len = in->read.len;
-	out->page = in->read.off / TESTFS_PAGE_SIZE;
-	/* ceil((off + len) / 4096) - page, without overflowing off + len. */
-	out->pages = in->read.len ? (in_page + in->read.len + TESTFS_PAGE_SIZE -
-				     1) / TESTFS_PAGE_SIZE
+	out->page = in->read.off / page_size;
+	/* ceil((off + len) / page_size) - page, without overflowing off + len.
+	 */
+	out->pages = in->read.len ? (in_page + in->read.len + page_size - 1) /
+					    page_size
 				  : 0;
 	out->done_ns = in->read.done_ns;
 	out->delay_ns = in->read.delay_ns;
@@ -235,7 +248,7 @@ static int add_record(struct snapshot_build *b, const struct log_record *in)
 	out->t_ns = in->t_ns;
 	switch (in->kind) {
 	case LOG_READ:
-		convert_read(in, b->names, out);
+		convert_read(in, b->names, b->log->page_size, out);
 		break;
 	case LOG_MARK:
 		out->kind = TESTFS_RECORD_MARK;
@@ -357,6 +370,7 @@ int testfs_log_snapshot(struct testfs_mount *fs, struct testfs_log **out)
 		goto close_fd;
 	}
 	log->lost = hdr.lost;
+	log->page_size = hdr.page_size;
 	log->traced = (hdr.flags & LOG_BIN_TRACED) != 0;
 	log->reads_traced = (hdr.flags & LOG_BIN_TRACE_READS) != 0;
 	log->no_causes = log->traced && (hdr.flags & LOG_BIN_NO_CAUSES) != 0;

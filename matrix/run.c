@@ -13,6 +13,7 @@
 #include "capture.h"
 #include "matrix.h"
 #include "parse.h"
+#include "suite_tests.h"
 
 /* Runs `testfs-scenario help NAME` so a wrong name stops at once. */
 int check_scenario(const struct bins *b, const char *name)
@@ -52,16 +53,32 @@ static bool is_uint(const char *s)
 	return parse_uint(s, 0, UINT64_MAX, &v, &why) == 0;
 }
 
+/* Whether @name is one of the suite's test binaries. */
+static bool is_suite_test(const char *name)
+{
+	static const char *const suite[] = { MATRIX_SUITE_TESTS };
+	size_t i;
+
+	for (i = 0; i < sizeof(suite) / sizeof(suite[0]); i++)
+		if (strcmp(name, suite[i]) == 0)
+			return true;
+	return false;
+}
+
 /* Checks the command's arguments before any kernel is booted. */
 int check_command(int argc, char **argv)
 {
 	int i;
 
-	if (strcmp(argv[0], "suite") == 0)
-		return argc == 1 ? 0
-				 : matrix_usage_error(
-					   "suite takes no arguments: %s",
-					   argv[1]);
+	if (strcmp(argv[0], "suite") == 0) {
+		for (i = 1; i < argc; i++)
+			if (!is_suite_test(argv[i]))
+				return matrix_usage_error(
+					"suite: '%s' is not one of the suite's "
+					"tests (" MATRIX_SUITE_LIST ")",
+					argv[i]);
+		return 0;
+	}
 	if (strcmp(argv[0], "scenario") == 0) {
 		if (argc < 2 || !argv[1][0] || argv[1][0] == '-')
 			return matrix_usage_error(

@@ -15,7 +15,7 @@
 # suite binaries; empty: none), MATRIX_WORK (a scratch folder it fills).
 # Usage: run.sh scenario NAME [PARAM=VALUE...]
 #        run.sh touch FIRST COUNT [--exec] [--ra-kb N]
-#        run.sh suite
+#        run.sh suite [TEST...]
 
 daemon=${TESTFS_BIN:?TESTFS_BIN not set}
 touch=${MATRIX_TOUCH:?MATRIX_TOUCH not set}
@@ -171,7 +171,17 @@ requirement() {
 	esac
 }
 
+# Whether test binary $1 is to run: every one, or those named.
+wanted() {
+	[ -z "$suite_only" ] && return 0
+	case " $suite_only " in
+	*" $1 "*) return 0 ;;
+	esac
+	return 1
+}
+
 run_suite() {
+	suite_only="$*"
 	if [ -z "$MATRIX_TESTS" ] || [ ! -d "$MATRIX_TESTS" ]; then
 		frame_text error "the suite's test binaries were not found"
 		frame_text status 2
@@ -180,6 +190,7 @@ run_suite() {
 	for t in "$MATRIX_TESTS"/ra_*; do
 		[ -f "$t" ] && [ -x "$t" ] || continue
 		n=${t##*/}
+		wanted "$n" || continue
 		why=$(requirement "$n")
 		if [ -n "$why" ]; then
 			progress "$n skipped: $why"
@@ -210,7 +221,7 @@ shift
 case $cmd in
 scenario) run_scenario "$@" ;;
 touch) run_touch "$@" ;;
-suite) run_suite ;;
+suite) run_suite "$@" ;;
 *) frame_text error "unknown command $cmd"; frame_text status 2 ;;
 esac
 echo "@@testfs-matrix done"

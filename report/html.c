@@ -162,8 +162,10 @@ static void add_data(struct strbuf *sb, const struct htmlrep *r)
 	add_jstr(sb, r->title ? r->title : "testfs: what readahead did");
 	strbuf_adds(sb, ",\"subtitle\":");
 	add_jstr(sb, r->subtitle);
-	strbuf_addf(sb, ",\"lost\":%" PRIu64 ",\"raKb\":%u,\"notes\":[",
-		    r->lost, r->ra_kb);
+	strbuf_addf(sb,
+		    ",\"lost\":%" PRIu64
+		    ",\"raKb\":%u,\"pageSize\":%u,\"notes\":[",
+		    r->lost, r->ra_kb, r->page_size ? r->page_size : 4096);
 	for (i = 0; i < r->nnotes; i++) {
 		strbuf_adds(sb, i ? "," : "");
 		add_jstr(sb, r->notes[i]);

@@ -187,8 +187,8 @@ function untraced(f) {
 		});
 }
 
-/* read_ahead_kb in pages, 0 when the page was not told it. */
-var RA_PAGES = D.raKb ? D.raKb / 4 : 0;
+/* read_ahead_kb in the log's pages, 0 when the page was not told it. */
+var RA_PAGES = D.raKb ? D.raKb * 1024 / (D.pageSize || 4096) : 0;
 
 /*
  * Why window @w is larger than read_ahead_kb (when known) or than the

@@ -152,6 +152,9 @@ struct htmlrep {
 	uint64_t lost;
 	/* The mount's read_ahead_kb, 0 unknown: the page compares windows. */
 	unsigned ra_kb;
+	/* The page size of the kernel that wrote the log (its records'
+	 * "page_size"; 4096 for a log without one): the unit of its pages. */
+	unsigned page_size;
 };
 
 /** An empty model; htmlrep_free() releases what the add calls allocated. */

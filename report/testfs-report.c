@@ -16,7 +16,8 @@
 #include "parse.h"
 #include "report.h"
 
-#define PAGE 4096ull
+/* A log without "page_size" (an older daemon's) counts 4 KiB pages. */
+#define DEFAULT_PAGE 4096u
 
 static void usage(FILE *f)
 {
@@ -86,7 +87,7 @@ struct args {
 	const char *subtitle;
 	unsigned ra_kb;
 	char **file_names;
-	uint64_t *file_pages;
+	uint64_t *file_bytes;
 	size_t nfiles;
 	struct vma_arg *vmas;
 	size_t nvmas;
@@ -165,14 +166,15 @@ static int parse_file(struct args *a, const char *spec)
 	if (!p)
 		return 1;
 	a->file_names = p;
-	p = realloc(a->file_pages, (a->nfiles + 1) * sizeof(uint64_t));
+	p = realloc(a->file_bytes, (a->nfiles + 1) * sizeof(uint64_t));
 	if (!p)
 		return 1;
-	a->file_pages = p;
+	a->file_bytes = p;
 	a->file_names[a->nfiles] = strndup(spec, (size_t)(colon - spec));
 	if (!a->file_names[a->nfiles])
 		return 1;
-	a->file_pages[a->nfiles++] = (size + PAGE - 1) / PAGE;
+	/* Bytes until the log's page size is known (apply_files()). */
+	a->file_bytes[a->nfiles++] = size;
 	return 0;
 }
 
@@ -183,7 +185,7 @@ static void free_args(struct args *a)
 	for (i = 0; i < a->nfiles; i++)
 		free(a->file_names[i]);
 	free(a->file_names);
-	free(a->file_pages);
+	free(a->file_bytes);
 	for (i = 0; i < a->nvmas; i++)
 		free(a->vmas[i].name);
 	free(a->vmas);
@@ -277,13 +279,46 @@ static char *default_output(const char *log)
 	return out;
 }
 
+/*
+ * The page size the log states: the "page_size" of its first record that
+ * has one, DEFAULT_PAGE if none does (or the log cannot be read here: the
+ * load says why). Only a power of two from 512 bytes to 1 MiB counts.
+ */
+static unsigned log_page_size(const char *path)
+{
+	unsigned long v = DEFAULT_PAGE;
+	FILE *f = fopen(path, "r");
+	size_t cap = 0;
+	char *line = NULL, *p;
+
+	if (!f)
+		return DEFAULT_PAGE;
+	while (getline(&line, &cap, f) > 0) {
+		p = strstr(line, "\"page_size\":");
+		/* not inside a string (a mark's text escapes its quotes) */
+		if (!p || (p > line && p[-1] == '\\'))
+			continue;
+		v = strtoul(p + 12, NULL, 10);
+		break;
+	}
+	free(line);
+	fclose(f);
+	if (v < 512 || v > (1ul << 20) || (v & (v - 1)))
+		return DEFAULT_PAGE;
+	return (unsigned)v;
+}
+
 /* The --file sizes, before the log: its records are checked by them. */
 static int apply_files(struct args *a, struct htmlrep *r)
 {
+	unsigned ps = log_page_size(a->log);
 	size_t i;
 
+	r->page_size = ps;
 	for (i = 0; i < a->nfiles; i++)
-		if (htmlrep_file(r, a->file_names[i], a->file_pages[i]) < 0)
+		if (htmlrep_file(r, a->file_names[i],
+				 a->file_bytes[i] / ps +
+					 (a->file_bytes[i] % ps != 0)) < 0)
 			return -ENOMEM;
 	return 0;
 }

@@ -894,7 +894,8 @@ static struct log_record *rec(struct log_record *v, size_t *n, uint16_t kind,
 	return r;
 }
 
-static void write_log(bool traced)
+/* The log of a daemon on a kernel with @page_size-byte pages. */
+static void write_log_paged(bool traced, uint32_t page_size)
 {
 	struct {
 		struct log_bin_header h;
@@ -974,9 +975,14 @@ static void write_log(bool traced)
 	bin.h.count = n;
 	bin.h.first_seq = 101;
 	bin.h.next_seq = 101 + n;
-	bin.h.page_size = 4096;
+	bin.h.page_size = page_size;
 	bin.h.flags = traced ? LOG_BIN_TRACED : 0;
 	write_file("log.bin", &bin, sizeof(bin.h) + n * sizeof(bin.r[0]));
+}
+
+static void write_log(bool traced)
+{
+	write_log_paged(traced, 4096);
 }
 
 Test(mount, snapshot_converts_the_attribution)
@@ -1093,6 +1099,87 @@ Test(mount, untraced_snapshot_keeps_the_reason)
 		"the log has no kernel attribution: the daemon was not tracing the kernel: daemon does not report tracing (kernel correlation needs root and tracefs; see testfs_tracing())");
 	free(why);
 	testfs_log_free(log);
+}
+
+/*
+ * A log written on a 16 KiB-page kernel (an arm64 guest), read here
+ * whatever this machine's page size: its pages are the header's, 16 KiB.
+ * The same bytes read as 4 KiB pages would put the second read at page 4
+ * with 16 pages.
+ */
+Test(mount, a_16k_log_is_read_in_its_own_pages)
+{
+	struct testfs_extents fetched = TESTFS_EXTENTS_INIT;
+	const struct testfs_record *r;
+	struct testfs_log *log;
+	char *why = NULL;
+
+	write_config("{" CONFIG_FILES ",\"page_size\":16384,\"trace\":{"
+		     "\"on\":true,\"why\":\"\"}}\n");
+	write_log_paged(true, 16384);
+	cr_assert_eq(testfs_log_snapshot(&fake_fs, &log), 0);
+	cr_assert_eq(testfs_log_page_size(log), 16384);
+	/* bytes [0, 16384): page 0, one page; its window (0,4) in 16 KiB
+	 * pages, as the kernel's tracepoint gave it */
+	r = testfs_log_at(log, 0);
+	cr_assert_eq(r->page, 0);
+	cr_assert_eq(r->pages, 1);
+	cr_assert_eq(r->ra_start, 0);
+	cr_assert_eq(r->ra_size, 4);
+	/* bytes [16384, 81920): pages [1, 4] */
+	r = testfs_log_at(log, 2);
+	cr_assert_eq(r->off, 16384);
+	cr_assert_eq(r->page, 1);
+	cr_assert_eq(r->pages, 4);
+	/* O_DIRECT bytes [8192, 12288): inside page 0 */
+	r = testfs_log_at(log, 4);
+	cr_assert_eq(r->page, 0);
+	cr_assert_eq(r->pages, 1);
+	testfs_assert_ok(testfs_log_fetched(log, "big.bin", &fetched));
+	cr_assert_str_eq(fmt(&fetched), "[0, 4]");
+	/* byte checks count the log's pages, not this machine's */
+	cr_assert_eq(
+		testfs_check_within_bytes(log, "big.bin", 0, 5 * 16384, &why),
+		0, "%s", why ? why : "");
+	cr_assert_eq(
+		testfs_check_within_bytes(log, "big.bin", 0, 4 * 16384, &why),
+		1);
+	cr_assert(strstr(why, "bytes [0, 65535] are pages [0, 3]"), "%s", why);
+	free(why);
+	testfs_assert_window(log, "big.bin", 0, TESTFS_CAUSE_SYNC, 0);
+	testfs_extents_free(&fetched);
+	testfs_log_free(log);
+}
+
+/* A header without a page size (an older writer) is 4 KiB pages; one
+ * that is not a page size is refused rather than misread. */
+Test(mount, the_header_page_size_is_checked)
+{
+	static const uint32_t bad[] = { 3000, 256, 1u << 21, 12288 };
+	struct testfs_log *log;
+	size_t i;
+
+	write_config("{" CONFIG_FILES "}");
+	write_log_paged(false, 0);
+	cr_assert_eq(testfs_log_snapshot(&fake_fs, &log), 0);
+	cr_assert_eq(testfs_log_page_size(log), 4096);
+	cr_assert_eq(testfs_log_at(log, 2)->page, 4);
+	cr_assert_eq(testfs_log_at(log, 2)->pages, 16);
+	testfs_log_free(log);
+	write_log_paged(false, 65536);
+	cr_assert_eq(testfs_log_snapshot(&fake_fs, &log), 0);
+	cr_assert_eq(testfs_log_page_size(log), 65536);
+	cr_assert_eq(testfs_log_at(log, 2)->page, 0);
+	cr_assert_eq(testfs_log_at(log, 2)->pages, 2);
+	testfs_log_free(log);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		write_log_paged(false, bad[i]);
+		log = NULL;
+		cr_assert_eq(testfs_log_snapshot(&fake_fs, &log), -EPROTO,
+			     "page size %u", bad[i]);
+		cr_assert_null(log);
+	}
+	cr_assert_eq(testfs_log_page_size(NULL), TESTFS_PAGE_SIZE);
 }
 
 static void tracing_is(const char *config, int want, const char *want_why)

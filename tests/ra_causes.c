@@ -20,14 +20,14 @@
 TestSuite(causes, .fini = ra_stop, .timeout = 60);
 
 /* ra_start() with tracing required. */
-static void start_traced(unsigned ra_kb, const char *latency)
+static void start_traced(unsigned ra_pages, const char *latency)
 {
-	static const char *const files[] = { BIG ":64M", NULL };
-	struct testfs_config cfg = { 0 };
+	const char *files[] = { ra_file_spec(BIG, BIG_PAGES), NULL };
+	struct testfs_config cfg = RA_CONFIG_INIT;
 
 	ra_require_fuse();
 	cfg.files = files;
-	cfg.ra_kb = ra_kb;
+	cfg.ra_kb = ra_kb_of(ra_pages);
 	cfg.trace = 1;
 	cfg.latency = latency;
 	testfs_assert_ok(testfs_start(&cfg, &fs));
@@ -68,14 +68,15 @@ static void touch_all(const struct testfs_map *m)
 		     (int64_t)m->npages);
 }
 
+/* read(2) of the first 4 KiB of each page: one page per read. */
 static void read_pages(int fd, uint64_t first, uint64_t n)
 {
-	char buf[TESTFS_PAGE_SIZE];
+	char buf[4096];
 	uint64_t p;
 
 	for (p = first; p < first + n; p++)
 		cr_assert_eq(pread(fd, buf, sizeof(buf),
-				   (off_t)(p * TESTFS_PAGE_SIZE)),
+				   (off_t)(p * ra_page_size())),
 			     (ssize_t)sizeof(buf));
 }
 
@@ -144,7 +145,7 @@ Test(causes, sequential_read_is_sync_then_async)
 	size_t n, i;
 	int fd;
 
-	start_traced(1024, NULL);
+	start_traced(256, NULL);
 	fd = testfs_open(fs, BIG, O_RDONLY);
 	cr_assert_geq(fd, 0);
 	read_pages(fd, 0, 2048);
@@ -193,7 +194,7 @@ Test(causes, mmap_first_fault_reads_around_it)
 	int64_t outside;
 	uint64_t before, after;
 
-	start_traced(1024, NULL);
+	start_traced(256, NULL);
 	testfs_assert_ok(
 		testfs_map(fs, BIG, 1024, 1024, PROT_READ, MAP_SHARED, &m));
 	touch_all(&m);
@@ -247,12 +248,11 @@ Test(causes, readahead_syscall_is_forced)
 	size_t n, i;
 	int fd;
 
-	start_traced(1024, NULL);
+	start_traced(256, NULL);
 	fd = testfs_open(fs, BIG, O_RDONLY);
 	cr_assert_geq(fd, 0);
-	cr_assert_eq(
-		readahead(fd, 100 * TESTFS_PAGE_SIZE, 64 * TESTFS_PAGE_SIZE),
-		0);
+	cr_assert_eq(readahead(fd, 100 * ra_page_size(), 64 * ra_page_size()),
+		     0);
 	close(fd);
 	log = snapshot();
 	n = reads_of(log, r, 16);
@@ -274,11 +274,11 @@ Test(causes, fadvise_willneed_is_forced)
 	struct testfs_log *log;
 	int fd;
 
-	start_traced(1024, NULL);
+	start_traced(256, NULL);
 	fd = testfs_open(fs, BIG, O_RDONLY);
 	cr_assert_geq(fd, 0);
-	cr_assert_eq(posix_fadvise(fd, 512 * TESTFS_PAGE_SIZE,
-				   32 * TESTFS_PAGE_SIZE, POSIX_FADV_WILLNEED),
+	cr_assert_eq(posix_fadvise(fd, 512 * ra_page_size(),
+				   32 * ra_page_size(), POSIX_FADV_WILLNEED),
 		     0);
 	close(fd);
 	log = snapshot();
@@ -295,7 +295,7 @@ Test(causes, madv_random_faults_are_single)
 	struct testfs_map m;
 	size_t n, i;
 
-	start_traced(1024, NULL);
+	start_traced(256, NULL);
 	testfs_assert_ok(
 		testfs_map(fs, BIG, 4096, 32, PROT_READ, MAP_SHARED, &m));
 	testfs_assert_ok(testfs_madvise(&m, MADV_RANDOM));
@@ -323,7 +323,7 @@ Test(causes, madv_sequential_is_sync)
 	struct testfs_log *log;
 	struct testfs_map m;
 
-	start_traced(128, NULL);
+	start_traced(32, NULL);
 	testfs_assert_ok(
 		testfs_map(fs, BIG, 1024, 256, PROT_READ, MAP_SHARED, &m));
 	testfs_assert_ok(testfs_madvise(&m, MADV_SEQUENTIAL));
@@ -344,13 +344,12 @@ Test(causes, o_direct_is_direct)
 	void *buf;
 	int fd;
 
-	start_traced(1024, NULL);
+	start_traced(256, NULL);
 	fd = testfs_open(fs, BIG, O_RDONLY | O_DIRECT);
 	cr_assert_geq(fd, 0);
-	cr_assert_eq(posix_memalign(&buf, TESTFS_PAGE_SIZE, TESTFS_PAGE_SIZE),
-		     0);
-	cr_assert_eq(pread(fd, buf, TESTFS_PAGE_SIZE, 8 * TESTFS_PAGE_SIZE),
-		     TESTFS_PAGE_SIZE);
+	cr_assert_eq(posix_memalign(&buf, ra_page_size(), ra_page_size()), 0);
+	cr_assert_eq(pread(fd, buf, ra_page_size(), 8 * ra_page_size()),
+		     ra_page_size());
 	free(buf);
 	close(fd);
 	log = snapshot();
@@ -375,11 +374,11 @@ Test(causes, fault_on_an_inflight_read_is_late)
 	size_t n;
 	int fd;
 
-	start_traced(1024, "fixed:200ms");
+	start_traced(256, "fixed:200ms");
 	fd = testfs_open(fs, BIG, O_RDONLY);
 	cr_assert_geq(fd, 0);
 	testfs_assert_ok(testfs_map(fs, BIG, 0, 64, PROT_READ, MAP_SHARED, &m));
-	cr_assert_eq(readahead(fd, 0, 64 * TESTFS_PAGE_SIZE), 0);
+	cr_assert_eq(readahead(fd, 0, 64 * ra_page_size()), 0);
 	cr_assert_eq(testfs_touch(&m, TESTFS_ORDER_STRIDE, 64, NULL), 1);
 	close(fd);
 	log = snapshot();
@@ -397,14 +396,14 @@ Test(causes, fault_on_an_inflight_read_is_late)
 /* The fetched pages of one access pattern, with or without tracing. */
 static void fetched_with(int trace, struct testfs_extents *out)
 {
-	static const char *const files[] = { BIG ":64M", NULL };
-	struct testfs_config cfg = { 0 };
+	const char *files[] = { ra_file_spec(BIG, BIG_PAGES), NULL };
+	struct testfs_config cfg = RA_CONFIG_INIT;
 	struct testfs_log *log;
 	struct testfs_map m;
 	int fd;
 
 	cfg.files = files;
-	cfg.ra_kb = 1024;
+	cfg.ra_kb = ra_kb_of(256);
 	cfg.trace = trace;
 	testfs_assert_ok(testfs_start(&cfg, &fs));
 	testfs_assert_ok(testfs_cold(fs, BIG));
@@ -446,7 +445,7 @@ Test(causes, no_instance_is_left_behind)
 	struct stat st;
 	pid_t pid;
 
-	start_traced(128, NULL);
+	start_traced(32, NULL);
 	cr_assert_eq(testfs_tracing(fs, why, sizeof(why)), 1, "%s", why);
 	pid = testfs_pid(fs);
 	snprintf(path, sizeof(path), "/sys/kernel/tracing/instances/testfs-%d",
@@ -459,8 +458,8 @@ Test(causes, no_instance_is_left_behind)
 /* --no-trace: causes unknown, and the daemon says why. */
 Test(causes, without_tracing_causes_are_unknown_and_explained)
 {
-	static const char *const files[] = { BIG ":64M", NULL };
-	struct testfs_config cfg = { 0 };
+	const char *files[] = { ra_file_spec(BIG, BIG_PAGES), NULL };
+	struct testfs_config cfg = RA_CONFIG_INIT;
 	const struct testfs_record *r[4];
 	struct testfs_log *log;
 	char why[256];
@@ -494,15 +493,15 @@ Test(causes, without_tracing_causes_are_unknown_and_explained)
  */
 Test(causes, a_window_split_into_several_reads_is_one_window)
 {
-	static const char *const files[] = { BIG ":64M", NULL };
-	struct testfs_config cfg = { 0 };
+	const char *files[] = { ra_file_spec(BIG, BIG_PAGES), NULL };
+	struct testfs_config cfg = RA_CONFIG_INIT;
 	const struct testfs_window *w;
 	struct testfs_log *log;
 	int fd;
 
 	ra_require_fuse();
 	cfg.files = files;
-	cfg.ra_kb = 1024;
+	cfg.ra_kb = ra_kb_of(256);
 	cfg.max_pages = 32;
 	cfg.max_background = 64;
 	cfg.trace = 1;
@@ -535,14 +534,14 @@ Test(causes, a_window_split_into_several_reads_is_one_window)
  */
 static void read_stream(bool trace_reads, struct testfs_usage *u, bool *by_read)
 {
-	static const char *const files[] = { BIG ":64M", NULL };
-	struct testfs_config cfg = { 0 };
+	const char *files[] = { ra_file_spec(BIG, BIG_PAGES), NULL };
+	struct testfs_config cfg = RA_CONFIG_INIT;
 	const struct testfs_record *r[4];
 	struct testfs_log *log;
 	int fd;
 
 	cfg.files = files;
-	cfg.ra_kb = 128;
+	cfg.ra_kb = ra_kb_of(32);
 	cfg.trace = 1;
 	cfg.trace_reads = trace_reads;
 	testfs_assert_ok(testfs_start(&cfg, &fs));
@@ -592,7 +591,7 @@ Test(causes, old_windows_do_not_claim_later_reads)
 	struct testfs_map m;
 	size_t n, i;
 
-	start_traced(1024, NULL);
+	start_traced(256, NULL);
 	testfs_assert_ok(
 		testfs_map(fs, BIG, 0, 2048, PROT_READ, MAP_SHARED, &m));
 	cr_assert_eq(testfs_touch(&m, TESTFS_ORDER_REVERSE, 0, NULL), 2048);
@@ -628,7 +627,7 @@ Test(causes, two_readers_of_one_file)
 	size_t i;
 	int fd, status;
 
-	start_traced(1024, NULL);
+	start_traced(256, NULL);
 	child = fork();
 	cr_assert_geq(child, 0);
 	fd = testfs_open(fs, BIG, O_RDONLY);
@@ -679,7 +678,7 @@ Test(causes, a_killed_daemons_instance_goes_at_the_next_start)
 	struct stat st;
 	pid_t pid;
 
-	start_traced(128, NULL);
+	start_traced(32, NULL);
 	first = fs;
 	fs = NULL;
 	pid = testfs_pid(first);
@@ -688,7 +687,7 @@ Test(causes, a_killed_daemons_instance_goes_at_the_next_start)
 	cr_assert_eq(stat(path, &st), 0, "%s: %s", path, strerror(errno));
 	cr_assert_eq(kill(pid, SIGKILL), 0);
 	usleep(100 * 1000); /* not reaped: a zombie */
-	start_traced(128, NULL);
+	start_traced(32, NULL);
 	cr_expect_neq(stat(path, &st), 0, "%s is still there", path);
 	testfs_stop(first); /* reaps it; its mount went with it */
 }

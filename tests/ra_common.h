@@ -22,8 +22,59 @@
 
 #include "ra_evict.h"
 
+/*
+ * The suite counts the running kernel's pages: BIG is BIG_PAGES pages and
+ * every read_ahead_kb is set from a window in pages (ra_kb_of()), so the
+ * kernel's readahead algorithm, which works in pages, gives the same
+ * windows on 4 KiB, 16 KiB and 64 KiB kernels and the expectations below
+ * hold on each: BIG is 64 MiB with 4 KiB pages, 256 MiB with 16 KiB ones.
+ */
 #define BIG "big.bin"
-#define BIG_PAGES 16384u /* 64 MiB */
+#define BIG_PAGES 16384u
+
+/* The running kernel's page size. */
+static inline uint64_t ra_page_size(void)
+{
+	return testfs_page_size();
+}
+
+/* read_ahead_kb for a window of @pages of this kernel's pages. */
+static inline unsigned ra_kb_of(unsigned pages)
+{
+	return (unsigned)(pages * ra_page_size() / 1024);
+}
+
+/* "NAME:BYTES" of a file of @pages pages (one of 4 static buffers). */
+static inline const char *ra_file_spec(const char *name, uint64_t pages)
+{
+	static char bufs[4][96];
+	static unsigned next;
+	char *b = bufs[next++ % 4];
+
+	snprintf(b, 96, "%s:%llu", name,
+		 (unsigned long long)(pages * ra_page_size()));
+	return b;
+}
+
+/*
+ * PMD-sized folio in pages (HPAGE_PMD_NR): a page table page holds
+ * page_size / 8 entries, 512 with 4 KiB pages, 2048 with 16 KiB ones.
+ */
+static inline uint64_t ra_pmd_pages(void)
+{
+	return ra_page_size() / 8;
+}
+
+/*
+ * The limit of a daemon's start and stop: 30 s rather than the library's
+ * 10 s, for guests that emulate another architecture (on a 2-core host at
+ * a load of 28, an arm64 guest under TCG took more than 10 s to mount).
+ */
+#define RA_TIMEOUT_MS 30000u
+#define RA_CONFIG_INIT                                                         \
+	{                                                                      \
+		.timeout_ms = RA_TIMEOUT_MS                                    \
+	}
 
 static struct testfs_mount *fs;
 /* Pages of BIG that left the cache since ra_start() (root: tracefs). */
@@ -62,15 +113,18 @@ static inline void ra_require_access_events(void)
 		     "accesses are not traced");
 }
 
-/* A 64 MiB stamp file with read_ahead_kb @ra_kb, cold and logged. */
-static inline void ra_start(unsigned ra_kb)
+/*
+ * A BIG_PAGES-page stamp file with a readahead window of @ra_pages pages
+ * (read_ahead_kb ra_kb_of(@ra_pages)), cold and logged.
+ */
+static inline void ra_start(unsigned ra_pages)
 {
-	static const char *const files[] = { BIG ":64M", NULL };
-	struct testfs_config cfg = { 0 };
+	const char *files[] = { ra_file_spec(BIG, BIG_PAGES), NULL };
+	struct testfs_config cfg = RA_CONFIG_INIT;
 
 	ra_require_fuse();
 	cfg.files = files;
-	cfg.ra_kb = ra_kb;
+	cfg.ra_kb = ra_kb_of(ra_pages);
 	testfs_assert_ok(testfs_start(&cfg, &fs));
 	testfs_assert_ok(testfs_cold(fs, BIG));
 	ra_evictions_start(&ra_evicted, fs, BIG);

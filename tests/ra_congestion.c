@@ -11,10 +11,11 @@
  * the rest of the window is never read ahead: the reader later finds those
  * pages missing and the kernel starts over with a small sync window.
  *
- * Set-up: 64 MiB stamp file, read_ahead_kb 1024 (256 pages), max_pages 32
+ * Set-up (in pages, the same on any page size; the bytes are those of
+ * 4 KiB pages): 64 MiB stamp file, read_ahead_kb 1024 (256 pages), max_pages 32
  * (so one window is 8 FUSE_READs), every read answered after 5 ms
  * (fixed:5ms, replies deferred, so they overlap), one sequential read(2)
- * stream of 4 KiB blocks over the first 16 MiB (4096 pages), cold. The
+ * stream of one-page blocks over the first 16 MiB (4096 pages), cold. The
  * reader outruns the server, so the next window is sent while the current
  * one (8 requests) is still in flight: 8 + 1 reaches 9.
  *
@@ -42,10 +43,11 @@
 
 TestSuite(congestion, .fini = ra_stop, .timeout = 60);
 
-#define RA_KB 1024u
+/* Windows of 256 pages (read_ahead_kb 1024 with 4 KiB pages). */
+#define RA_PAGES 256u
 #define MAX_PAGES 32u
 #define LATENCY "fixed:5ms"
-#define READ_PAGES 4096u /* 16 MiB */
+#define READ_PAGES 4096u /* 16 MiB with 4 KiB pages */
 /* get_init_ra_size() of a 1-page read: the window a sync restart starts. */
 #define RESTART_PAGES 4u
 
@@ -68,12 +70,12 @@ struct figures {
 
 static void start_slow(unsigned max_background, unsigned threshold)
 {
-	static const char *const files[] = { BIG ":64M", NULL };
-	struct testfs_config cfg = { 0 };
+	const char *files[] = { ra_file_spec(BIG, BIG_PAGES), NULL };
+	struct testfs_config cfg = RA_CONFIG_INIT;
 
 	ra_require_fuse();
 	cfg.files = files;
-	cfg.ra_kb = RA_KB;
+	cfg.ra_kb = ra_kb_of(RA_PAGES);
 	cfg.max_pages = MAX_PAGES;
 	cfg.latency = LATENCY;
 	cfg.max_background = max_background;
@@ -139,7 +141,7 @@ static struct testfs_log *measure(unsigned max_background, unsigned threshold,
 	fd = testfs_open(fs, BIG, O_RDONLY);
 	testfs_assert_ok(fd);
 	t0 = now_ms();
-	testfs_assert_ok(testfs_read_pages(fd, 0, READ_PAGES, 4096,
+	testfs_assert_ok(testfs_read_pages(fd, 0, READ_PAGES, 0,
 					   TESTFS_ORDER_FORWARD, 0, touched));
 	*ms = now_ms() - t0;
 	close(fd);

@@ -151,7 +151,7 @@ static inline bool ra_evict_parse(const char *line, struct ra_eviction *out)
 	    sscanf(p, " ofs=%llu order=%u", &ofs, &order) != 2 || order > 20)
 		return false;
 	out->t_ns = sec * 1000000000ull + usec * 1000ull;
-	out->first = ofs / TESTFS_PAGE_SIZE;
+	out->first = ofs / (uint64_t)sysconf(_SC_PAGESIZE);
 	out->last = out->first + (1ull << order) - 1;
 	return true;
 }

@@ -26,7 +26,7 @@ static struct testfs_log *read_with(int advice, uint64_t first, uint64_t npages,
 
 	testfs_assert_ok(fd);
 	testfs_assert_ok(testfs_fadvise(fd, 0, 0, advice));
-	testfs_assert_ok(testfs_read_pages(fd, first, npages, 4096,
+	testfs_assert_ok(testfs_read_pages(fd, first, npages, 0,
 					   TESTFS_ORDER_FORWARD, 0, touched));
 	close(fd);
 	testfs_assert_ok(testfs_log_snapshot(fs, &log));
@@ -42,7 +42,7 @@ Test(fadvise, sequential_doubles_the_window)
 	struct testfs_log *log;
 	const char *seen;
 
-	ra_start(1024);
+	ra_start(256);
 	log = read_with(POSIX_FADV_SEQUENTIAL, 0, 600, &touched);
 	seen = ra_requests(log, BIG, 6);
 	testfs_expect_policy("FADV_SEQUENTIAL: 2x ra_pages",
@@ -57,7 +57,7 @@ Test(fadvise, random_reads_exactly_what_is_asked)
 	struct testfs_log *log;
 	uint64_t largest;
 
-	ra_start(1024);
+	ra_start(256);
 	log = read_with(POSIX_FADV_RANDOM, 1000, 200, &touched);
 	largest = testfs_log_max_request(log, BIG);
 	testfs_expect_policy("FADV_RANDOM: no readahead", largest == 1,
@@ -76,12 +76,13 @@ static void forced(bool use_readahead_syscall)
 	struct testfs_log *log;
 	int fd;
 
-	ra_start(128);
+	ra_start(32);
 	fd = testfs_open(fs, BIG, O_RDONLY);
 	testfs_assert_ok(fd);
 	if (use_readahead_syscall)
-		cr_assert_eq(readahead(fd, 100 * 4096, 24 * 4096), 0,
-			     "readahead: %s", strerror(errno));
+		cr_assert_eq(readahead(fd, 100 * ra_page_size(),
+				       24 * ra_page_size()),
+			     0, "readahead: %s", strerror(errno));
 	else
 		testfs_assert_ok(
 			testfs_fadvise(fd, 100, 24, POSIX_FADV_WILLNEED));
@@ -119,7 +120,7 @@ Test(fadvise, willneed_to_the_end_reads_ra_pages)
 	struct testfs_log *log;
 	int fd;
 
-	ra_start(1024);
+	ra_start(256);
 	fd = testfs_open(fs, BIG, O_RDONLY);
 	testfs_assert_ok(fd);
 	testfs_assert_ok(testfs_fadvise(fd, 100, 0, POSIX_FADV_WILLNEED));

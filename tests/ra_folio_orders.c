@@ -9,23 +9,23 @@
 #include "ra_common.h"
 
 #define FOLIOS "folios.bin"
-#define FILE_PAGES 1024u /* 4 MiB */
+#define FILE_PAGES (uint64_t)((4u << 20) / ra_page_size()) /* 4 MiB */
 
 TestSuite(folio_orders, .fini = ra_stop, .timeout = 60);
 
 #define MIXED "mixed.bin" /* a pattern and an access order not chosen */
-#define MIXED_PAGES 4096u /* 16 MiB */
+#define MIXED_PAGES (uint64_t)((16u << 20) / ra_page_size()) /* 16 MiB */
 
 static void start(int trace)
 {
 	static const char *const files[] = { FOLIOS ":4M", "other.bin:1M",
 					     MIXED ":16M:random:20261202",
 					     NULL };
-	struct testfs_config cfg = { 0 };
+	struct testfs_config cfg = RA_CONFIG_INIT;
 
 	ra_require_fuse();
 	cfg.files = files;
-	cfg.ra_kb = 128;
+	cfg.ra_kb = ra_kb_of(32);
 	cfg.trace = trace;
 	testfs_assert_ok(testfs_start(&cfg, &fs));
 	testfs_assert_ok(testfs_cold(fs, FOLIOS));
@@ -39,7 +39,7 @@ static void read_whole(const char *name, uint64_t pages)
 	int fd = testfs_open(fs, name, O_RDONLY);
 
 	cr_assert_geq(fd, 0, "open %s: %s", name, strerror(-fd));
-	for (off = 0; off < pages * TESTFS_PAGE_SIZE; off += sizeof(buf)) {
+	for (off = 0; off < pages * ra_page_size(); off += sizeof(buf)) {
 		cr_assert_eq(pread(fd, buf, sizeof(buf), (off_t)off),
 			     (ssize_t)sizeof(buf));
 		cr_assert_eq(testfs_verify("stamp", name, off, buf, sizeof(buf),
@@ -166,8 +166,8 @@ Test(folio_orders, exact_with_any_folio_size)
 	for (i = 0; i < 200; i++) {
 		uint64_t page = next_rand(&x) % MIXED_PAGES;
 		size_t len = 1 + next_rand(&x) % sizeof(buf);
-		uint64_t off = page * TESTFS_PAGE_SIZE + next_rand(&x) % 4096;
-		uint64_t size = (uint64_t)MIXED_PAGES * TESTFS_PAGE_SIZE;
+		uint64_t off = page * ra_page_size() + next_rand(&x) % 4096;
+		uint64_t size = MIXED_PAGES * ra_page_size();
 		ssize_t got;
 
 		if (off + len > size)

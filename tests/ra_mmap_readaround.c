@@ -4,8 +4,10 @@
  * VM_RAND_READ / VM_SEQ_READ reads ra_pages centred on the faulting page,
  * ra->start = index - ra_pages / 2) and how it crosses the ends of the VMA.
  * Mapping file pages [1024, 2047] and touching them in order:
- *  - ra 128 KiB, measured on 6.18: [1008, 2095], 16 before and 48 after;
- *  - ra 1 MiB, measured on 6.18: [896, 2431], 128 before and 384 after;
+ *  - ra 32 pages (128 KiB of 4 KiB pages), measured on 6.18: [1008, 2095],
+ *    16 before and 48 after;
+ *  - ra 256 pages (1 MiB), measured on 6.18: [896, 2431], 128 before and
+ *    384 after;
  *  - PROT_EXEC (Linux >= 6.17 clamps read-around of exec mappings to the
  *    VMA): exactly [1024, 2047].
  * A VMA-limited policy (the 2026 max_index proposal) predicts 0 and 0.
@@ -18,7 +20,7 @@
 
 TestSuite(readaround, .fini = ra_stop, .timeout = 60);
 
-static void touch_slice(unsigned ra_kb, int prot, uint64_t want_before,
+static void touch_slice(unsigned ra_pages, int prot, uint64_t want_before,
 			uint64_t want_after)
 {
 	struct testfs_extents touched = TESTFS_EXTENTS_INIT;
@@ -28,7 +30,7 @@ static void touch_slice(unsigned ra_kb, int prot, uint64_t want_before,
 	struct testfs_map map;
 	char expected[128];
 
-	ra_start(ra_kb);
+	ra_start(ra_pages);
 	testfs_assert_ok(testfs_map(fs, BIG, SLICE_FIRST, SLICE_PAGES, prot,
 				    MAP_SHARED, &map));
 	testfs_assert_ok(testfs_touch(&map, TESTFS_ORDER_FORWARD, 0, &touched));
@@ -40,8 +42,8 @@ static void touch_slice(unsigned ra_kb, int prot, uint64_t want_before,
 					    &before, &after));
 	testfs_assert_ok(testfs_log_fetched(log, BIG, &fetched));
 	cr_log_info(
-		"ra %u KiB%s: fetched %s, %llu pages before the VMA, %llu after",
-		ra_kb, prot & PROT_EXEC ? " exec" : "", ra_fmt(&fetched),
+		"ra %u pages%s: fetched %s, %llu pages before the VMA, %llu after",
+		ra_pages, prot & PROT_EXEC ? " exec" : "", ra_fmt(&fetched),
 		(unsigned long long)before, (unsigned long long)after);
 	snprintf(expected, sizeof(expected), "%llu before, %llu after",
 		 (unsigned long long)want_before,
@@ -59,20 +61,20 @@ static void touch_slice(unsigned ra_kb, int prot, uint64_t want_before,
 
 Test(readaround, crosses_vma_ends_ra_128k)
 {
-	touch_slice(128, PROT_READ, 16, 48);
+	touch_slice(32, PROT_READ, 16, 48);
 }
 
 Test(readaround, crosses_vma_ends_ra_1m)
 {
-	touch_slice(1024, PROT_READ, 128, 384);
+	touch_slice(256, PROT_READ, 128, 384);
 }
 
 Test(readaround, exec_mapping_clamped_to_vma)
 {
-	touch_slice(128, PROT_READ | PROT_EXEC, 0, 0);
+	touch_slice(32, PROT_READ | PROT_EXEC, 0, 0);
 }
 
 Test(readaround, exec_mapping_clamped_to_vma_ra_1m)
 {
-	touch_slice(1024, PROT_READ | PROT_EXEC, 0, 0);
+	touch_slice(256, PROT_READ | PROT_EXEC, 0, 0);
 }

@@ -20,7 +20,7 @@
 #include <time.h>
 
 #define AGE "age.bin"
-#define WINDOW 32u /* pages fetched: read_ahead_kb 128 */
+#define WINDOW 32u /* pages fetched: read_ahead_kb ra_kb_of(WINDOW) */
 #define SLEEP_MS 20
 #define LEAD_NS 100000000ull /* the page-age lead: testfs-control(5) */
 
@@ -43,14 +43,15 @@ static void sleep_ms(unsigned ms)
 
 static void start(bool trace_reads)
 {
-	static const char *const files[] = { AGE ":4M", NULL };
-	struct testfs_config cfg = { 0 };
+	/* 1024 pages: 4 MiB with 4 KiB pages. */
+	const char *files[] = { ra_file_spec(AGE, 1024), NULL };
+	struct testfs_config cfg = RA_CONFIG_INIT;
 
 	ra_require_fuse();
 	/* Ages end at accesses: without their events pages have none. */
 	ra_require_access_events();
 	cfg.files = files;
-	cfg.ra_kb = WINDOW * 4;
+	cfg.ra_kb = ra_kb_of(WINDOW);
 	cfg.trace = 1;
 	cfg.trace_reads = trace_reads;
 	testfs_assert_ok(testfs_start(&cfg, &fs));
@@ -96,12 +97,12 @@ static struct touch touch_mapped(uint64_t page)
 
 static struct touch touch_read(int fd, uint64_t page)
 {
-	char buf[TESTFS_PAGE_SIZE];
+	char buf[4096]; /* the page's first 4 KiB */
 	struct touch t = { page, 0, 0 };
 
 	t.ta = now_ns();
 	cr_assert_eq(
-		pread(fd, buf, sizeof(buf), (off_t)(page * TESTFS_PAGE_SIZE)),
+		pread(fd, buf, sizeof(buf), (off_t)(page * ra_page_size())),
 		(ssize_t)sizeof(buf));
 	t.tb = now_ns();
 	return t;
@@ -342,9 +343,9 @@ Test(page_age, reads_not_traced)
 	start(false);
 	fd = testfs_open(fs, AGE, O_RDONLY);
 	cr_assert_geq(fd, 0);
-	cr_assert_eq(testfs_read_pages(fd, 0, 16, 4096, TESTFS_ORDER_FORWARD, 0,
-				       NULL),
-		     16 * 4096);
+	cr_assert_eq(
+		testfs_read_pages(fd, 0, 16, 0, TESTFS_ORDER_FORWARD, 0, NULL),
+		(int64_t)(16 * ra_page_size()));
 	close(fd);
 	log = snapshot();
 	testfs_assert_ok(testfs_log_page_age(log, AGE, &a));
@@ -409,7 +410,7 @@ Test(page_age, refetch)
 Test(page_age, bad_input)
 {
 	static const char *const files[] = { AGE ":1M", NULL };
-	struct testfs_config cfg = { 0 };
+	struct testfs_config cfg = RA_CONFIG_INIT;
 	struct testfs_page_age a = TESTFS_PAGE_AGE_INIT;
 	struct testfs_log *log;
 	int64_t ages[4];

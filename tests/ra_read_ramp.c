@@ -11,23 +11,24 @@
 
 TestSuite(read_ramp, .fini = ra_stop, .timeout = 60);
 
-static void ramp(unsigned ra_kb, uint64_t npages, const char *measured)
+static void ramp(unsigned ra_pages, uint64_t npages, const char *measured)
 {
 	struct testfs_extents touched = TESTFS_EXTENTS_INIT;
 	struct testfs_log *log;
 	const char *seen;
 	int fd;
 
-	ra_start(ra_kb);
+	ra_start(ra_pages);
 	fd = testfs_open(fs, BIG, O_RDONLY);
 	testfs_assert_ok(fd);
-	testfs_assert_ok(testfs_read_pages(fd, 0, npages, 4096,
+	/* One page per read(2): a 4 KiB block on a 4 KiB kernel. */
+	testfs_assert_ok(testfs_read_pages(fd, 0, npages, 0,
 					   TESTFS_ORDER_FORWARD, 0, &touched));
 	close(fd);
 	testfs_assert_ok(testfs_log_snapshot(fs, &log));
 
 	/* Any kernel: exact log, no window above the configured size. */
-	ra_invariants(log, &touched, ra_kb / 4);
+	ra_invariants(log, &touched, ra_pages);
 
 	/* This kernel's policy, measured on Linux 6.18. */
 	seen = ra_requests(log, BIG, 7);
@@ -37,17 +38,17 @@ static void ramp(unsigned ra_kb, uint64_t npages, const char *measured)
 	testfs_extents_free(&touched);
 }
 
-/* ra 128 KiB (32 pages), 64 pages read: measured (0,4) (4,8) (12,16)
- * (28,32) (60,32) (92,32). */
+/* ra 32 pages (128 KiB of 4 KiB pages), 64 pages read: measured (0,4) (4,8)
+ * (12,16) (28,32) (60,32) (92,32). */
 Test(read_ramp, ra_128k)
 {
-	ramp(128, 64, "(0,4) (4,8) (12,16) (28,32) (60,32) (92,32)");
+	ramp(32, 64, "(0,4) (4,8) (12,16) (28,32) (60,32) (92,32)");
 }
 
-/* ra 1 MiB (256 pages), 512 pages read: measured (0,4) (4,16) (20,32)
- * (52,64) (116,128) (244,256) (500,256). */
+/* ra 256 pages (1 MiB of 4 KiB pages), 512 pages read: measured (0,4) (4,16)
+ * (20,32) (52,64) (116,128) (244,256) (500,256). */
 Test(read_ramp, ra_1m)
 {
-	ramp(1024, 512,
+	ramp(256, 512,
 	     "(0,4) (4,16) (20,32) (52,64) (116,128) (244,256) (500,256)");
 }

@@ -210,11 +210,12 @@ Test(log_json, read_record)
 	struct log_record rec = read_record(7, 4096, 16384);
 
 	log_json_record(&sb, &rec, "big.bin", 4096);
-	cr_assert_str_eq(sb.data,
-			 "{\"seq\":7,\"file\":\"big.bin\",\"ino\":5,"
-			 "\"off\":4096,\"len\":16384,\"page\":1,\"pages\":4,"
-			 "\"t_ns\":1000,\"done_ns\":2000,\"delay_ns\":300,"
-			 "\"pid\":4242,\"err\":0,\"cause\":\"unknown\"}\n");
+	cr_assert_str_eq(
+		sb.data,
+		"{\"seq\":7,\"file\":\"big.bin\",\"ino\":5,"
+		"\"off\":4096,\"len\":16384,\"page\":1,\"pages\":4,"
+		"\"page_size\":4096,\"t_ns\":1000,\"done_ns\":2000,\"delay_ns\":300,"
+		"\"pid\":4242,\"err\":0,\"cause\":\"unknown\"}\n");
 }
 
 Test(log_json, read_record_inside_one_page)
@@ -222,11 +223,12 @@ Test(log_json, read_record_inside_one_page)
 	struct log_record rec = read_record(1, 100, 10);
 
 	log_json_record(&sb, &rec, "a", 4096);
-	cr_assert_str_eq(sb.data,
-			 "{\"seq\":1,\"file\":\"a\",\"ino\":5,"
-			 "\"off\":100,\"len\":10,\"page\":0,\"pages\":1,"
-			 "\"t_ns\":1000,\"done_ns\":2000,\"delay_ns\":300,"
-			 "\"pid\":4242,\"err\":0,\"cause\":\"unknown\"}\n");
+	cr_assert_str_eq(
+		sb.data,
+		"{\"seq\":1,\"file\":\"a\",\"ino\":5,"
+		"\"off\":100,\"len\":10,\"page\":0,\"pages\":1,"
+		"\"page_size\":4096,\"t_ns\":1000,\"done_ns\":2000,\"delay_ns\":300,"
+		"\"pid\":4242,\"err\":0,\"cause\":\"unknown\"}\n");
 }
 
 static void expect_pages(uint64_t off, uint32_t len, uint32_t page_size,
@@ -250,6 +252,8 @@ Test(log_json, page_span)
 	expect_pages(8192, 131072, 4096, "\"page\":2,\"pages\":32,");
 	expect_pages(1ull << 40, 4096, 4096, "\"page\":268435456,\"pages\":1,");
 	expect_pages(3 * 65536 + 1, 1, 65536, "\"page\":3,\"pages\":1,");
+	expect_pages(16384, 65536, 16384,
+		     "\"page\":1,\"pages\":4,\"page_size\":16384,");
 }
 
 Test(log_json, read_record_odd_file_name_and_error)
@@ -394,7 +398,8 @@ Test(log_json, access_record)
 	cr_assert_str_eq(
 		sb.data,
 		"{\"seq\":30,\"access\":\"map\",\"file\":\"big.bin\","
-		"\"ino\":9,\"page\":1024,\"pages\":16,\"t_ns\":100,"
+		"\"ino\":9,\"page\":1024,\"pages\":16,\"page_size\":4096,"
+		"\"t_ns\":100,"
 		"\"end_ns\":200,\"pid\":77,\"events\":1,\"late\":0}\n");
 }
 

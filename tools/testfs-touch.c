@@ -19,7 +19,8 @@
 
 #include "parse.h"
 
-#define PAGE 4096ull
+/* The running kernel's pages: the unit of FIRST_PAGE and NPAGES. */
+#define PAGE ((uint64_t)testfs_page_size())
 
 enum mode { MODE_MMAP, MODE_READ };
 

@@ -116,9 +116,10 @@ int testfs_check_page_age(const struct testfs_log *log, const char *name,
 			  uint64_t older_ns, uint64_t max_pages, char **why);
 
 /**
- * testfs_check_within() of the pages bytes [@off, @off + @len) fall in.
- * The explanation starts with the bytes and their pages, then the page
- * check's, e.g.
+ * testfs_check_within() of the pages bytes [@off, @off + @len) fall in,
+ * in the log's pages (testfs_log_page_size()). The explanation starts
+ * with the bytes and their pages, then the page check's, e.g. (4 KiB
+ * pages)
  *
  *     big.bin: bytes [0, 4194303] are pages [0, 1023]: readahead fetched
  *     384 pages past the range [0, 1023]: expected within [0, 1023], ...

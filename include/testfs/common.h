@@ -22,8 +22,28 @@
 #define TESTFS_END_DECLS
 #endif
 
-/** Bytes per page in every page number this library takes or returns. */
+/**
+ * 4 KiB: the page size of x86-64 and of most arm64 kernels, and the
+ * unit a hand-made log without a page size is read in. Not the unit of
+ * the library's page numbers: those are the kernel's pages,
+ * testfs_log_page_size() in a log and testfs_page_size() for the
+ * running kernel (arm64 kernels may have 16 KiB or 64 KiB pages). Kept
+ * for source compatibility: before TESTFS_0.7 every page number was in
+ * units of it.
+ */
 #define TESTFS_PAGE_SIZE 4096u
+
+TESTFS_BEGIN_DECLS
+
+/**
+ * The running kernel's page size in bytes (sysconf(_SC_PAGESIZE)): the
+ * unit of the page numbers the calls that map, read, advise or ask the
+ * page cache take and return, and of the page numbers in a snapshot of a
+ * mount on this kernel.
+ */
+uint32_t testfs_page_size(void);
+
+TESTFS_END_DECLS
 
 /**
  * The initialiser of a sized struct @Type (one whose first field is

@@ -75,8 +75,9 @@ int testfs_extents_subtract(const struct testfs_extents *a,
 /* ------------------------------------------------------------------ */
 
 /*
- * The rest of the library counts pages (TESTFS_PAGE_SIZE bytes, page 0 is
- * bytes 0..4095). These take byte ranges as a program's read(2) or
+ * The rest of the library counts the kernel's pages (testfs_page_size()
+ * bytes on the running kernel, testfs_log_page_size() in a log; on a
+ * 4 KiB kernel page 0 is bytes 0..4095). These take byte ranges as a program's read(2) or
  * mmap(2) offsets give them: bytes [@off, @off + @len), @len > 0; a byte
  * range stands for every page holding one of its bytes (the pages the
  * kernel must bring in to serve it), so a range that starts or ends inside
@@ -85,8 +86,10 @@ int testfs_extents_subtract(const struct testfs_extents *a,
  */
 
 /**
- * The pages bytes [@off, @off + @len) fall in: [*@first, *@last] (either
- * pointer may be NULL). E.g. off 4000, len 200 gives pages [0, 1].
+ * The running kernel's pages (testfs_page_size()) bytes [@off, @off +
+ * @len) fall in: [*@first, *@last] (either pointer may be NULL). E.g.
+ * off 4000, len 200 gives pages [0, 1] with 4 KiB pages, [0, 0] with
+ * 16 KiB ones. (Before TESTFS_0.7: 4096-byte pages on every kernel.)
  *
  * @return 0, or -EINVAL for @len 0 or a range past UINT64_MAX.
  */
@@ -94,7 +97,8 @@ int testfs_pages_of_bytes(uint64_t off, uint64_t len, uint64_t *first,
 			  uint64_t *last);
 
 /**
- * The bytes of pages [@first, @last]: offset *@off and length *@len
+ * The bytes of the running kernel's pages [@first, @last]: offset *@off
+ * and length *@len
  * (either pointer may be NULL), the inverse of testfs_pages_of_bytes()
  * for whole pages.
  *
@@ -105,7 +109,8 @@ int testfs_bytes_of_pages(uint64_t first, uint64_t last, uint64_t *off,
 			  uint64_t *len);
 
 /**
- * Adds the pages bytes [@off, @off + @len) fall in to @e (for the
+ * Adds the running kernel's pages bytes [@off, @off + @len) fall in to
+ * @e (for the
  * expected extents of testfs_check_fetched() and
  * testfs_check_touched_plus()).
  *

@@ -193,6 +193,15 @@ static inline const struct testfs_record *testfs_records_step(
 uint64_t testfs_log_lost(const struct testfs_log *log);
 
 /**
+ * The page size of the kernel the daemon that wrote @log ran on (the
+ * page_size of log.bin's header): the unit of every page number in the
+ * snapshot (records, windows, accesses, folios, the set queries and the
+ * checks). A log written on a 16 KiB-page kernel says 16384 wherever it
+ * is read. TESTFS_PAGE_SIZE for a NULL @log.
+ */
+uint32_t testfs_log_page_size(const struct testfs_log *log);
+
+/**
  * Whether the daemon was tracing the kernel when the snapshot was taken
  * (the TRACED flag of log.bin's header): causes, windows and accesses are
  * filled only then.

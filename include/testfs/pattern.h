@@ -7,11 +7,16 @@
  * Every byte of a testfs file is a pure function of (pattern, file name,
  * offset), so a test can check any buffer it read without asking the daemon.
  *
- * - "stamp" (the default): each 4096-byte page starts with a 64-byte text
- *   header, "testfs page <index> file <name>" padded with spaces and ended
- *   by a newline (names longer than the header are cut there), followed by
- *   little-endian 64-bit words derived from (FNV-1a hash of the full name,
- *   offset). `head -c 64 FILE` shows which page and file a buffer came from.
+ * - "stamp" (the default): each 4096-byte unit (TESTFS_STAMP_PAGE) starts
+ *   with a 64-byte text header, "testfs page <index> file <name>" padded
+ *   with spaces and ended by a newline (names longer than the header are
+ *   cut there), followed by little-endian 64-bit words derived from
+ *   (FNV-1a hash of the full name, offset). `head -c 64 FILE` shows which
+ *   unit and file a buffer came from. The unit is 4096 bytes whatever the
+ *   kernel's page size, so a file holds the same bytes on every kernel and
+ *   any buffer verifies unit by unit: <index> is offset / 4096, the page
+ *   number of a 4 KiB kernel; a 16 KiB page holds units 4 * page to
+ *   4 * page + 3 (a 64 KiB page 16 units).
  * - "zero": all bytes are zero.
  * - "random[:SEED]": 64-bit words derived from (SEED, offset) only; the seed
  *   defaults to 0, and two files with the same seed hold the same bytes.
@@ -29,9 +34,12 @@
 extern "C" {
 #endif
 
-/** Size of the unit the stamp pattern repeats its header in. */
+/**
+ * Size of the unit the stamp pattern repeats its header in: 4096 bytes on
+ * every kernel, a fraction of a page where pages are larger.
+ */
 #define TESTFS_STAMP_PAGE 4096u
-/** Size of the text header at the start of each stamp page. */
+/** Size of the text header at the start of each stamp unit. */
 #define TESTFS_STAMP_HEADER 64u
 
 enum testfs_pattern_kind {

@@ -58,7 +58,9 @@ static int run_cell(struct scenario_ctx *ctx, struct session *s,
 		    struct fio_cell *c, uint64_t first, uint64_t npages,
 		    const uint64_t *order)
 {
-	static char buf[TESTFS_PAGE_SIZE];
+	/* 4 KiB at the start of each page, whatever the page size (fio's
+	 * bs=4k of the patch's matrix). */
+	static char buf[4096];
 	struct testfs_extents fetched = TESTFS_EXTENTS_INIT;
 	struct testfs_log *log = NULL;
 	volatile unsigned sum = 0;
@@ -85,8 +87,7 @@ static int run_cell(struct scenario_ctx *ctx, struct session *s,
 			uint64_t p = order ? order[i] : i;
 
 			cell_progress(phase, i, npages, &next_ns);
-			memcpy(buf, map.addr + p * TESTFS_PAGE_SIZE,
-			       sizeof(buf));
+			memcpy(buf, map.addr + p * s->page_size, sizeof(buf));
 			sum += (unsigned char)buf[i % sizeof(buf)];
 		}
 		c->ns = now_ns() - t0;
@@ -103,7 +104,7 @@ static int run_cell(struct scenario_ctx *ctx, struct session *s,
 
 			cell_progress(phase, i, npages, &next_ns);
 			if (pread(fd, buf, sizeof(buf),
-				  (off_t)(p * TESTFS_PAGE_SIZE)) !=
+				  (off_t)(p * s->page_size)) !=
 			    (ssize_t)sizeof(buf)) {
 				err = -EIO;
 				break;

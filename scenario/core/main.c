@@ -272,8 +272,11 @@ static int check_value(const char *scenario, const struct param_def *d,
 			}
 			break;
 		}
-		if (*num % TESTFS_PAGE_SIZE) {
-			why = "not a multiple of 4 KiB (4096 bytes)";
+		if (*num % testfs_page_size()) {
+			snprintf(why_model, sizeof(why_model),
+				 "not a multiple of the page size (%u bytes)",
+				 testfs_page_size());
+			why = why_model;
 			break;
 		}
 		if (*num < d->min || *num > d->max) {

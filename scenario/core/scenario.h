@@ -99,6 +99,8 @@ struct scenario {
 struct session {
 	struct testfs_mount *fs;
 	const char *file;
+	/* The running kernel's page size: the unit of every page count. */
+	uint32_t page_size;
 	uint64_t file_pages;
 	unsigned ra_kb;
 	/* Effective values read back from .testfs/config. */
@@ -249,6 +251,12 @@ int session_control_number(struct session *s, const char *name, const char *key,
  * only to run several instances one after another (transports).
  */
 int session_stop(struct session *s);
+
+/* @kb KiB in the session's pages (read_ahead_kb to ra_pages). */
+static inline unsigned session_kb_pages(const struct session *s, unsigned kb)
+{
+	return (unsigned)((uint64_t)kb * 1024 / s->page_size);
+}
 /*
  * The framework's end of a run (main.c): stops ctx->session if it still
  * runs and, for a run that succeeded (@ran), adds the "daemon" section

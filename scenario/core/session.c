@@ -296,7 +296,8 @@ static int start(struct scenario_ctx *ctx, struct session **out,
 	memset(s, 0, sizeof(*s));
 	*out = s;
 	s->file = file;
-	s->file_pages = size / TESTFS_PAGE_SIZE;
+	s->page_size = testfs_page_size();
+	s->file_pages = size / s->page_size;
 	s->ra_kb = ra_kb;
 	snprintf(spec, sizeof(spec), "%s:%llu", file, (unsigned long long)size);
 	files[0] = spec;
@@ -304,8 +305,7 @@ static int start(struct scenario_ctx *ctx, struct session **out,
 	cfg.files = files;
 	if (backing) {
 		/* The file's last page counts, however short. */
-		s->file_pages =
-			(size + TESTFS_PAGE_SIZE - 1) / TESTFS_PAGE_SIZE;
+		s->file_pages = (size + s->page_size - 1) / s->page_size;
 		snprintf(spec, sizeof(spec), "%s/%s", backing, file);
 		extra[nextra++] = "--backing";
 		extra[nextra++] = backing;
@@ -380,7 +380,7 @@ static int start(struct scenario_ctx *ctx, struct session **out,
 
 	/* What the kernel took, and the model as the daemon spells it. */
 	if (testfs_settings(s->fs, &set) == 0) {
-		s->ra_pages = set.ra_kb / 4;
+		s->ra_pages = session_kb_pages(s, set.ra_kb);
 		s->max_pages = set.max_pages;
 		s->max_background = set.max_background;
 		s->congestion_threshold = set.congestion_threshold;
@@ -401,7 +401,7 @@ static int start(struct scenario_ctx *ctx, struct session **out,
 	}
 	report_verdict_kernel(s->kernel);
 	if (!s->ra_pages)
-		s->ra_pages = ra_kb / 4;
+		s->ra_pages = session_kb_pages(s, ra_kb);
 	if (!s->max_pages)
 		s->max_pages = 256;
 	ask_tracing(s);
@@ -530,17 +530,21 @@ void session_report_settings(struct session *s, struct report *r)
 
 	rep_str(sec, "kernel", NULL, "%s", s->kernel);
 	rep_str(sec, "file", NULL, "%s", s->file);
-	size_text(s->file_pages * TESTFS_PAGE_SIZE, sz + 7, sizeof(sz) - 8);
+	unsigned ra_kb_now =
+		(unsigned)((uint64_t)s->ra_pages * s->page_size / 1024);
+
+	rep_uint(sec, "page_size", NULL, s->page_size, "bytes");
+	size_text(s->file_pages * s->page_size, sz + 7, sizeof(sz) - 8);
 	memcpy(sz, "pages (", 7);
 	strcat(sz, ")");
 	rep_uint(sec, "file_pages", NULL, s->file_pages, sz);
-	rep_uint(sec, "read_ahead_kb", NULL, s->ra_pages * 4ull, NULL);
+	rep_uint(sec, "read_ahead_kb", NULL, ra_kb_now, NULL);
 	rep_uint(sec, "ra_pages", NULL, s->ra_pages, "pages");
-	if (s->ra_pages * 4 != s->ra_kb)
+	if (ra_kb_now != s->ra_kb)
 		rep_text(sec, "ra_note",
 			 "read_ahead_kb %u was asked for and %u is in effect "
 			 "(raising it needs root)",
-			 s->ra_kb, s->ra_pages * 4);
+			 s->ra_kb, ra_kb_now);
 	rep_uint(sec, "max_pages", "FUSE max_pages", s->max_pages,
 		 "pages per request");
 	rep_uint(sec, "max_background", "FUSE max_background",

@@ -60,18 +60,17 @@ static void touch_all(const struct testfs_map *map, struct vma_obs *v,
 		      size_t nvma, const char *path, uint64_t *ns)
 {
 	volatile const char *base = map->addr;
-	uint64_t t0 = now_ns(), p, barriers = 0;
+	uint64_t t0 = now_ns(), p, barriers = 0, ps = testfs_page_size();
 	unsigned char vec;
 	unsigned sum = 0;
 	size_t i;
 
 	for (i = 0; i < nvma; i++) {
-		uint64_t off = v[i].first * TESTFS_PAGE_SIZE;
+		uint64_t off = v[i].first * ps;
 		long m0 = majflt(), m1;
 
 		v[i].check_ns = now_ns();
-		v[i].resident = mincore((void *)(base + off), TESTFS_PAGE_SIZE,
-					&vec) == 0 &&
+		v[i].resident = mincore((void *)(base + off), ps, &vec) == 0 &&
 				(vec & 1);
 		if (i && !v[i].resident) {
 			fuse_barrier(path);
@@ -82,7 +81,7 @@ static void touch_all(const struct testfs_map *map, struct vma_obs *v,
 		m1 = majflt();
 		v[i].maj_first = m1 - m0;
 		for (p = v[i].first + 1; p <= v[i].last; p++)
-			sum += base[p * TESTFS_PAGE_SIZE];
+			sum += base[p * ps];
 		v[i].maj_vma = majflt() - m0;
 	}
 	/* The barriers are not the experiment's time. */
@@ -236,7 +235,9 @@ static int make_vmas(const struct session *s, uint64_t seg, size_t nvma,
 
 static int measure(struct scenario_ctx *ctx, void *result)
 {
-	uint64_t seg = param_u(ctx, "segment") / TESTFS_PAGE_SIZE;
+	/* In the running kernel's pages (the segment is a multiple of them:
+	 * scenario_parse_params()). */
+	uint64_t seg = param_u(ctx, "segment") / testfs_page_size();
 	struct split_result *r = result;
 	struct testfs_map map;
 	char path[PATH_MAX];

@@ -36,7 +36,7 @@ static void done(struct scenario_ctx *ctx, const struct split_result *r)
 	rep_uint(sec, "vmas", "VMAs", r->nvma, NULL);
 	rep_num(sec, "touch_ms", "touch time", r->ns / 1e6, 2, "ms");
 	rep_num(sec, "MB_s", "throughput",
-		mb_per_s(s->file_pages * TESTFS_PAGE_SIZE, r->ns), 1, "MB/s");
+		mb_per_s(s->file_pages * s->page_size, r->ns), 1, "MB/s");
 	rep_text(sec, "story",
 		 "The 2026 report (256 MiB, 64 VMAs, ufs4 phone): ~158 ms on "
 		 "the baseline, ~180 ms with the unconditional VMA limit, "

@@ -156,7 +156,7 @@ static int read_aio(int fd, uint64_t size, size_t block, unsigned qd, char *buf)
 
 static int do_run(struct scenario_ctx *ctx, struct session *s, struct run *r)
 {
-	uint64_t size = s->file_pages * TESTFS_PAGE_SIZE, t0;
+	uint64_t size = s->file_pages * s->page_size, t0;
 	struct testfs_extents fetched = TESTFS_EXTENTS_INIT;
 	char phase[64], *buf;
 	int fd, err;
@@ -209,8 +209,9 @@ static bool model_matches(const struct session *s, const struct run *r,
 	text[0] = '\0';
 	if (session_ra_model(s, RA_POLICY_CURRENT, &m))
 		return false;
+	/* A block smaller than a page still reads one page at a time. */
 	ra_model_read(&m, 0, s->file_pages,
-		      (uint32_t)(r->block / TESTFS_PAGE_SIZE));
+		      (uint32_t)((r->block + s->page_size - 1) / s->page_size));
 	for (i = 0; i < m.nwindows && k < 12; i++) {
 		uint64_t p = m.windows[i].first, left = m.windows[i].pages;
 

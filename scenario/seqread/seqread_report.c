@@ -13,7 +13,7 @@ static void explain(struct scenario_ctx *ctx, const struct seqread_result *r)
 	const struct session *s = r->s;
 	const struct run *runs = r->runs, *fast, *slow;
 	struct rnode *sec = report_plain_words(ctx->rep);
-	uint64_t bytes = s->file_pages * TESTFS_PAGE_SIZE;
+	uint64_t bytes = s->file_pages * s->page_size;
 	size_t i;
 
 	rep_text(sec, "windows",
@@ -25,14 +25,15 @@ static void explain(struct scenario_ctx *ctx, const struct seqread_result *r)
 		 (unsigned long long)r->biggest, s->ra_pages);
 	/* The sequence is named up to 255 characters here. */
 	for (i = 0; i < r->nruns; i++)
-		if (runs[i].modelled && runs[i].block == TESTFS_PAGE_SIZE &&
+		if (runs[i].modelled && runs[i].block == 4096 &&
 		    runs[i].model_same)
-			rep_text(sec, "ramp",
-				 "read(2) of 4 KiB blocks: the window started "
-				 "at 4 pages and grew on each marker hit (4x "
-				 "while small, then 2x) up to ra_pages, "
-				 "exactly as current kernels do: %.255s ...",
-				 runs[i].model_text);
+			rep_text(
+				sec, "ramp",
+				"read(2) of 4 KiB blocks (%u-byte pages): the "
+				"window started at 4 pages and grew on each marker hit (4x "
+				"while small, then 2x) up to ra_pages, "
+				"exactly as current kernels do: %.255s ...",
+				s->page_size, runs[i].model_text);
 	if (r->nruns < 2)
 		return;
 	fast = &runs[r->fast];
@@ -48,7 +49,7 @@ static void explain(struct scenario_ctx *ctx, const struct seqread_result *r)
 
 static void throughput(struct scenario_ctx *ctx, const struct seqread_result *r)
 {
-	uint64_t bytes = r->s->file_pages * TESTFS_PAGE_SIZE;
+	uint64_t bytes = r->s->file_pages * r->s->page_size;
 	struct rnode *sec, *table, *obj, *row;
 	const struct run *run;
 	char key[64];

@@ -85,7 +85,7 @@ static int touch_map(struct session *s, uint64_t first, uint64_t npages,
 	testfs_unmap(&m);
 	if (n < 0)
 		return (int)n;
-	*bytes = (uint64_t)n * TESTFS_PAGE_SIZE;
+	*bytes = (uint64_t)n * s->page_size;
 	return 0;
 }
 

@@ -24,7 +24,7 @@ static const char *const transport_name[NTRANSPORTS] = { "dev", "uring" };
 struct sample {
 	bool done;
 	uint64_t ns;	  /* the workload's own time */
-	uint64_t bytes;	  /* bytes read or pages touched x 4096 */
+	uint64_t bytes;	  /* bytes read or pages touched x page size */
 	uint64_t lat_med; /* reply latency (done_ns - t_ns), median */
 	uint64_t lat_max;
 };

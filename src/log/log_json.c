@@ -52,20 +52,21 @@ static void add_attr(struct strbuf *sb, const struct log_attr *a)
 }
 
 static void log_json_access(struct strbuf *sb, const struct log_record *rec,
-			    const char *file)
+			    const char *file, uint32_t page_size)
 {
 	strbuf_addf(sb, "{\"seq\":%" PRIu64 ",\"access\":\"%s\",\"file\":",
 		    rec->seq, log_access_name(rec->access.type));
 	json_add_cstring(sb, file ? file : "");
 	strbuf_addf(sb,
 		    ",\"ino\":%" PRIu64 ",\"page\":%" PRIu64
-		    ",\"pages\":%" PRIu64 ",\"t_ns\":%" PRIu64
-		    ",\"end_ns\":%" PRIu64 ",\"pid\":%" PRIu32
-		    ",\"events\":%" PRIu32 ",\"late\":%" PRIu32 "}\n",
+		    ",\"pages\":%" PRIu64 ",\"page_size\":%" PRIu32
+		    ",\"t_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64
+		    ",\"pid\":%" PRIu32 ",\"events\":%" PRIu32
+		    ",\"late\":%" PRIu32 "}\n",
 		    rec->access.ino, rec->access.first,
-		    rec->access.last - rec->access.first + 1, rec->t_ns,
-		    rec->access.end_ns, rec->access.pid, rec->access.events,
-		    rec->access.late);
+		    rec->access.last - rec->access.first + 1, page_size,
+		    rec->t_ns, rec->access.end_ns, rec->access.pid,
+		    rec->access.events, rec->access.late);
 }
 
 /*
@@ -74,7 +75,7 @@ static void log_json_access(struct strbuf *sb, const struct log_record *rec,
  * pages: a script that picks read records by "page" keeps working.
  */
 static void log_json_folio(struct strbuf *sb, const struct log_record *rec,
-			   const char *file)
+			   const char *file, uint32_t page_size)
 {
 	strbuf_addf(sb,
 		    "{\"seq\":%" PRIu64 ",\"folios\":%" PRIu32
@@ -83,11 +84,12 @@ static void log_json_folio(struct strbuf *sb, const struct log_record *rec,
 	json_add_cstring(sb, file ? file : "");
 	strbuf_addf(sb,
 		    ",\"ino\":%" PRIu64 ",\"first_page\":%" PRIu64
-		    ",\"npages\":%" PRIu64 ",\"t_ns\":%" PRIu64
-		    ",\"end_ns\":%" PRIu64 ",\"pid\":%" PRIu32 "}\n",
+		    ",\"npages\":%" PRIu64 ",\"page_size\":%" PRIu32
+		    ",\"t_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64
+		    ",\"pid\":%" PRIu32 "}\n",
 		    rec->folio.ino, rec->folio.first,
-		    rec->folio.last - rec->folio.first + 1, rec->t_ns,
-		    rec->folio.end_ns, rec->folio.pid);
+		    rec->folio.last - rec->folio.first + 1, page_size,
+		    rec->t_ns, rec->folio.end_ns, rec->folio.pid);
 }
 
 void log_json_record(struct strbuf *sb, const struct log_record *rec,
@@ -103,11 +105,11 @@ void log_json_record(struct strbuf *sb, const struct log_record *rec,
 		return;
 	}
 	if (rec->kind == LOG_ACCESS) {
-		log_json_access(sb, rec, file);
+		log_json_access(sb, rec, file, page_size);
 		return;
 	}
 	if (rec->kind == LOG_FOLIO) {
-		log_json_folio(sb, rec, file);
+		log_json_folio(sb, rec, file, page_size);
 		return;
 	}
 	first = rec->read.off / page_size;
@@ -117,11 +119,11 @@ void log_json_record(struct strbuf *sb, const struct log_record *rec,
 	strbuf_addf(sb,
 		    ",\"ino\":%" PRIu64 ",\"off\":%" PRIu64 ",\"len\":%" PRIu32
 		    ",\"page\":%" PRIu64 ",\"pages\":%" PRIu64
-		    ",\"t_ns\":%" PRIu64 ",\"done_ns\":%" PRIu64
-		    ",\"delay_ns\":%" PRIu64 ",\"pid\":%" PRIu32
-		    ",\"err\":%" PRId32 "%s",
+		    ",\"page_size\":%" PRIu32 ",\"t_ns\":%" PRIu64
+		    ",\"done_ns\":%" PRIu64 ",\"delay_ns\":%" PRIu64
+		    ",\"pid\":%" PRIu32 ",\"err\":%" PRId32 "%s",
 		    rec->read.ino, rec->read.off, rec->read.len, first,
-		    end - first, rec->t_ns, rec->read.done_ns,
+		    end - first, page_size, rec->t_ns, rec->read.done_ns,
 		    rec->read.delay_ns, rec->read.pid, rec->read.err,
 		    rec->flags & LOG_FLAG_DIRECT ? ",\"direct\":true" : "");
 	add_attr(sb, &rec->read.attr);

@@ -14,10 +14,11 @@
 /*
  * Appends @rec as one JSON object and a newline. @file is the name of the
  * file the record's inode serves (reads and accesses; ignored for marks);
- * @page_size converts bytes into the page fields. A read ends with its
- * cause and, when the cause is known, its window; an access record is
+ * @page_size (the kernel's) converts bytes into the page fields and is
+ * stated in every record that has pages ("page_size"). A read ends with
+ * its cause and, when the cause is known, its window; an access record is
  * {"seq", "access": "fault"|"read"|"map", "file", "ino", "page", "pages",
- * "t_ns", "end_ns", "pid", "events", "late"}.
+ * "page_size", "t_ns", "end_ns", "pid", "events", "late"}.
  */
 void log_json_record(struct strbuf *sb, const struct log_record *rec,
 		     const char *file, uint32_t page_size);
