@@ -44,6 +44,10 @@ int matrix_usage_error(const char *fmt, const char *arg)
 	return 2;
 }
 
+/* What a Criterion --filter pattern of the suite may hold. */
+#define SUITE_PATTERN_CHARS                                                    \
+	"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_/*?[]-"
+
 static bool is_uint(const char *s)
 {
 	const char *why;
@@ -57,11 +61,21 @@ int check_command(int argc, char **argv)
 {
 	int i;
 
-	if (strcmp(argv[0], "suite") == 0)
-		return argc == 1 ? 0
-				 : matrix_usage_error(
-					   "suite takes no arguments: %s",
-					   argv[1]);
+	if (strcmp(argv[0], "suite") == 0) {
+		if (argc > 2)
+			return matrix_usage_error(
+				"suite takes one TEST pattern at most: %s",
+				argv[2]);
+		if (argc == 2 &&
+		    (!argv[1][0] || argv[1][0] == '-' ||
+		     strspn(argv[1], SUITE_PATTERN_CHARS) != strlen(argv[1])))
+			return matrix_usage_error(
+				"suite: '%s' is not a TEST pattern "
+				"(SUITE/TEST, letters, digits, _ / * ? "
+				"[ ] -)",
+				argv[1]);
+		return 0;
+	}
 	if (strcmp(argv[0], "scenario") == 0) {
 		if (argc < 2 || !argv[1][0] || argv[1][0] == '-')
 			return matrix_usage_error(

@@ -177,6 +177,8 @@ run_suite() {
 		frame_text status 2
 		return
 	fi
+	# $1: a Criterion pattern (SUITE/TEST glob): only those tests run.
+	filter=${1:+--filter=$1}
 	for t in "$MATRIX_TESTS"/ra_*; do
 		[ -f "$t" ] && [ -x "$t" ] || continue
 		n=${t##*/}
@@ -188,7 +190,7 @@ run_suite() {
 			continue
 		fi
 		progress "$n"
-		TESTFS_POLICY=warn timeout 600 "$t" --jobs=1 --verbose \
+		TESTFS_POLICY=warn timeout 600 "$t" --jobs=1 --verbose ${filter:+"$filter"} \
 			--tap="$work/$n.tap" > "$work/$n.out" 2>&1
 		rc=$?
 		[ -f "$work/$n.tap" ] || : > "$work/$n.tap"
@@ -210,7 +212,7 @@ shift
 case $cmd in
 scenario) run_scenario "$@" ;;
 touch) run_touch "$@" ;;
-suite) run_suite ;;
+suite) run_suite "$@" ;;
 *) frame_text error "unknown command $cmd"; frame_text status 2 ;;
 esac
 echo "@@testfs-matrix done"

@@ -88,12 +88,15 @@ static const struct command_help helps[] = {
 	  "testfs mount on each kernel.\n\n"
 	  "  --exec          map the range PROT_READ|PROT_EXEC\n"
 	  "  --ra-kb N       the mount's read_ahead_kb\n" RUN_OPTIONS },
-	{ "suite", "Usage: testfs-matrix [OPTIONS] suite\n",
+	{ "suite", "Usage: testfs-matrix [OPTIONS] suite [TEST]\n",
 	  "Runs the characterisation suite (tests/ra_*, from the build "
 	  "tree) with\n"
 	  "TESTFS_POLICY=warn on each kernel: a policy difference is a "
 	  "warning, a failed\n"
-	  "invariant 'not ok'.\n\n" RUN_OPTIONS },
+	  "invariant 'not ok'. TEST, a Criterion pattern SUITE/TEST "
+	  "(globs: * ? [...]),\n"
+	  "runs only the tests it names, e.g. 'causes/mmap_*' or "
+	  "'folio_orders/*'.\n\n" RUN_OPTIONS },
 	{ "kernels", "Usage: testfs-matrix kernels [--available] [--refresh]\n",
 	  "Lists the cached kernels (release, FUSE, cachestat, THP, "
 	  "tracepoints) and the\n"
