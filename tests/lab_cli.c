@@ -241,7 +241,7 @@ Test(lab_cli, a_series_that_does_not_apply_names_its_hunk)
 	expect(a1, 1, "does not apply to tree");
 	expect_untouched();
 	expect(a2, 1,
-	       "fuse-large-folios: fs/fuse/file.c: hunk #1 @@ -952,6 +952,11 "
+	       "-read-path.patch: fs/fuse/file.c: hunk #1 @@ -952,6 +952,11 "
 	       "@@ static int fuse_handle_readahead(struct folio *folio,: its "
 	       "file is not in this source");
 	expect(a2, 1, "does not apply to tree");
