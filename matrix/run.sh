@@ -22,6 +22,9 @@ touch=${MATRIX_TOUCH:?MATRIX_TOUCH not set}
 scenario=${MATRIX_SCENARIO:?MATRIX_SCENARIO not set}
 work=${MATRIX_WORK:?MATRIX_WORK not set}
 export TESTFS_BIN
+# An emulated guest on a loaded host starts the daemon with tracing in
+# more than libtestfs's 10 s (the whole suite failed so at a load of 40)
+export TESTFS_TIMEOUT_MS=${TESTFS_TIMEOUT_MS:-60000}
 
 frame() {
 	echo "@@testfs-matrix begin $1"

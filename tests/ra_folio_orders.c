@@ -15,12 +15,6 @@ TestSuite(folio_orders, .fini = ra_stop, .timeout = 120);
 
 #define MIXED "mixed.bin" /* a pattern and an access order not chosen */
 #define MIXED_PAGES 4096u /* 16 MiB */
-/*
- * Start-up with 16 MiB of random: bytes and tracing took over the default
- * 10 s on debian:6.1 under TCG on a loaded host (the daemon said ready
- * late, nothing failed).
- */
-#define START_MS 40000u
 
 static void start(int trace)
 {
@@ -33,7 +27,6 @@ static void start(int trace)
 	cfg.files = files;
 	cfg.ra_kb = 128;
 	cfg.trace = trace;
-	cfg.timeout_ms = START_MS;
 	testfs_assert_ok(testfs_start(&cfg, &fs));
 	testfs_assert_ok(testfs_cold(fs, FOLIOS));
 }
@@ -254,7 +247,6 @@ Test(folio_orders, exact_with_mmap_and_reads_mixed)
 	cfg.files = files;
 	cfg.ra_kb = 512;
 	cfg.trace = 1;
-	cfg.timeout_ms = START_MS;
 	cfg.trace_reads = true; /* read(2) accesses too: wasted is known */
 	testfs_assert_ok(testfs_start(&cfg, &fs));
 	testfs_assert_ok(testfs_cold(fs, MIXED));

@@ -330,12 +330,6 @@ static int start(struct scenario_ctx *ctx, struct session **out,
 	cfg.trace = strcmp(trace, "on") == 0	? 1
 		    : strcmp(trace, "off") == 0 ? -1
 						: 0;
-	/*
-	 * The daemon's start-up with tracing took over the library's 10 s in
-	 * a TCG guest on a loaded host (folio-order on a lab kernel); the
-	 * scenario's own time limit (timeout=) still bounds it.
-	 */
-	cfg.timeout_ms = 60000;
 	snprintf(s->model, sizeof(s->model), "%s",
 		 model && *model ? model : "none");
 
