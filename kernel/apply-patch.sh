@@ -21,7 +21,8 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/testfs-apply.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
 cp -a "$dir/." "$work/before"
 
-# "FILE<TAB>N<TAB>HEADER" for every hunk of the patch, FILE as -p1 names it
+# "FILE<TAB>N<TAB>HEADER<TAB>LINE" for every hunk of the patch, FILE as -p1
+# names it, LINE its line in the patch
 hunks() {
 	awk '
 	function strip(s) {
@@ -35,12 +36,18 @@ hunks() {
 		if (f ~ /^\/dev\/null/) f = old
 		f = strip(f); n = 0
 	}
-	/^@@ -/ { n++; print f "\t" n "\t" $0 }
+	/^@@ -/ { n++; print f "\t" n "\t" $0 "\t" NR }
 	' "$p"
 }
 
 header() {
 	hunks | awk -F'\t' -v f="$1" -v n="$2" '$1 == f && $2 == n { print $3 }'
+}
+
+# "FILE: hunk #N HEADER" of the first hunk at or after line $1 of the
+# patch (patch names a missing file by the input line of its first hunk)
+hunk_at() {
+	hunks | awk -F'\t' -v at="$1" '$4 >= at { print $1 ": hunk #" $2 " " $3; exit }'
 }
 
 out=$(patch -d "$dir" -p1 -N --no-backup-if-mismatch -F "$fuzz" \
@@ -71,6 +78,11 @@ while IFS= read -r line; do
 		;;
 	*"Reversed (or previously applied) patch detected"*)
 		echo "$label: $file: already applied in this source (or reversed)" >&2
+		failed=$((failed + 1))
+		;;
+	*"can't find file to patch at input line "*)
+		at=${line##*input line }
+		echo "$label: $(hunk_at "${at%%[!0-9]*}"): its file is not in this source" >&2
 		failed=$((failed + 1))
 		;;
 	*"can't find file to patch"* | *"No such file"*)

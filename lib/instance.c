@@ -441,6 +441,26 @@ static int explain_exit(struct testfs_mount *fs, const char *daemon,
 			      daemon, how, *why ? ": " : "", why);
 }
 
+/*
+ * The start and stop limit when the config gives none: $TESTFS_TIMEOUT_MS
+ * (1 to 3600000; an emulated guest on a loaded host starts the daemon
+ * with tracing in more than 10 s), else LIB_DEFAULT_TIMEOUT_MS.
+ */
+static unsigned default_timeout(void)
+{
+	const char *e = getenv("TESTFS_TIMEOUT_MS");
+	char *end;
+	unsigned long v;
+
+	if (!e || !*e)
+		return LIB_DEFAULT_TIMEOUT_MS;
+	errno = 0;
+	v = strtoul(e, &end, 10);
+	if (errno || *end || !v || v > 3600000ul || *e == '-')
+		return LIB_DEFAULT_TIMEOUT_MS;
+	return (unsigned)v;
+}
+
 int testfs_start(const struct testfs_config *cfg, struct testfs_mount **out)
 {
 	static const struct testfs_config defaults;
@@ -475,8 +495,7 @@ int testfs_start(const struct testfs_config *cfg, struct testfs_mount **out)
 		err = -ENOMEM;
 		goto free_daemon;
 	}
-	fs->timeout_ms =
-		cfg->timeout_ms ? cfg->timeout_ms : LIB_DEFAULT_TIMEOUT_MS;
+	fs->timeout_ms = cfg->timeout_ms ? cfg->timeout_ms : default_timeout();
 	err = make_dirs(fs, cfg);
 	if (err)
 		goto free_fs;

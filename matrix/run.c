@@ -45,6 +45,10 @@ int matrix_usage_error(const char *fmt, const char *arg)
 	return 2;
 }
 
+/* What a Criterion --filter pattern of the suite may hold. */
+#define SUITE_PATTERN_CHARS                                                    \
+	"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_/*?[]-"
+
 static bool is_uint(const char *s)
 {
 	const char *why;
@@ -71,12 +75,32 @@ int check_command(int argc, char **argv)
 	int i;
 
 	if (strcmp(argv[0], "suite") == 0) {
-		for (i = 1; i < argc; i++)
-			if (!is_suite_test(argv[i]))
+		int patterns = 0;
+
+		for (i = 1; i < argc; i++) {
+			if (!strchr(argv[i], '/')) {
+				if (!is_suite_test(argv[i]))
+					return matrix_usage_error(
+						"suite: '%s' is not one of the "
+						"suite's tests (" MATRIX_SUITE_LIST
+						") nor a SUITE/TEST pattern",
+						argv[i]);
+				continue;
+			}
+			if (++patterns > 1)
 				return matrix_usage_error(
-					"suite: '%s' is not one of the suite's "
-					"tests (" MATRIX_SUITE_LIST ")",
+					"suite takes one SUITE/TEST pattern at "
+					"most: %s",
 					argv[i]);
+			if (argv[i][0] == '-' ||
+			    strspn(argv[i], SUITE_PATTERN_CHARS) !=
+				    strlen(argv[i]))
+				return matrix_usage_error(
+					"suite: '%s' is not a TEST pattern "
+					"(SUITE/TEST, letters, digits, _ / * ? "
+					"[ ] -)",
+					argv[i]);
+		}
 		return 0;
 	}
 	if (strcmp(argv[0], "scenario") == 0) {

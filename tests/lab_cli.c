@@ -220,6 +220,35 @@ Test(lab_cli, a_patch_that_does_not_apply_names_its_hunk)
 }
 
 /*
+ * The lab series of story 4 on a 7.3 tree whose files are not the ones
+ * they were made for: exit 1 naming the series' patch, its file and its
+ * hunk; the tree untouched, nothing installed. fuse-large-folios finds
+ * no fs/fuse/file.c, next-miss-off-by-one no page_cache_async_ra() in
+ * mm/readahead.c.
+ */
+Test(lab_cli, a_series_that_does_not_apply_names_its_hunk)
+{
+	const char *a1[] = {
+		"build", "--source", tree, "--patches", "next-miss-off-by-one",
+		NULL
+	};
+	const char *a2[] = { "build",	  "--source",	       tree,
+			     "--patches", "fuse-large-folios", NULL };
+
+	expect(a1, 1,
+	       "mm/readahead.c: hunk #1 @@ -704,8 +704,16 @@ "
+	       "void page_cache_async_ra(");
+	expect(a1, 1, "does not apply to tree");
+	expect_untouched();
+	expect(a2, 1,
+	       "-read-path.patch: fs/fuse/file.c: hunk #1 @@ -952,6 +952,11 "
+	       "@@ static int fuse_handle_readahead(struct folio *folio,: its "
+	       "file is not in this source");
+	expect(a2, 1, "does not apply to tree");
+	expect_untouched();
+}
+
+/*
  * Its context matches only with three lines of fuzz (the line next to the
  * change differs, as in shared/seeds/001 on 7.3): refused at patch's
  * default fuzz 2 with the hint, applied with --fuzz 3 and reported.

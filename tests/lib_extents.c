@@ -823,6 +823,34 @@ Test(checks, every_check_fails_on_lost_records)
 	testfs_extents_free(&e);
 }
 
+/*
+ * The order check on a traced log from a kernel without the folio event
+ * (6.1 has no order field in filemap:mm_filemap_add_to_page_cache): a
+ * failure that names the missing event and says the kernel lacks it, and
+ * no histogram (-ENODATA), not "0% in order 5".
+ */
+Test(checks, folio_order_on_a_log_without_the_folio_event)
+{
+	struct testfs_folio_orders o;
+	struct fake_log f;
+	char *why = NULL;
+
+	fake_readahead(&f);
+	f.log.traced = true;
+	cr_assert_eq(lib_folios_why(&f.log), 0);
+	cr_assert_eq(testfs_log_folio_orders(&f.log, "big.bin", &o), -ENODATA);
+	cr_assert_eq(testfs_check_folio_order(&f.log, "big.bin", 5, 51, &why),
+		     1);
+	cr_assert_not_null(strstr(why, "big.bin: no folio orders in this log: "
+				       "the kernel event "
+				       "filemap:mm_filemap_add_to_page_cache "
+				       "was not followed: this kernel has no "
+				       "such event with an order field"),
+			   "%s", why);
+	free(why);
+	free(f.log.folios_why);
+}
+
 /* ------------------------------------------------------------------ */
 /* Client helpers on a regular file posing as a mount                  */
 /* ------------------------------------------------------------------ */

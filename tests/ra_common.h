@@ -102,12 +102,19 @@ static inline void ra_require_fuse(void)
  * neighbours, 6.5 and later); without them no access is seen, so nothing
  * can be called accessed, aged or wasted.
  */
+/* Whether this kernel traces accesses (filemap:mm_filemap_fault). */
+static inline bool ra_access_events(void)
+{
+	return access("/sys/kernel/tracing/events/filemap/mm_filemap_fault",
+		      F_OK) == 0 ||
+	       access("/sys/kernel/debug/tracing/events/filemap/"
+		      "mm_filemap_fault",
+		      F_OK) == 0;
+}
+
 static inline void ra_require_access_events(void)
 {
-	if (access("/sys/kernel/tracing/events/filemap/mm_filemap_fault",
-		   F_OK) == 0 ||
-	    access("/sys/kernel/debug/tracing/events/filemap/mm_filemap_fault",
-		   F_OK) == 0)
+	if (ra_access_events())
 		return;
 	cr_skip_test("this kernel has no filemap:mm_filemap_fault event: "
 		     "accesses are not traced");

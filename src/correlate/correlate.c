@@ -324,6 +324,47 @@ static void on_folio(struct correlator *c, struct pid_ctx *p,
 					   .folios = 1 };
 }
 
+/*
+ * Whether @ev is the next step of @p's decision, however long after it:
+ * the steps of one call chain follow within microseconds on hardware, but
+ * a guest's vCPU can stop for longer than DECISION_HORIZON_NS between two
+ * of them when its host is loaded (TCG). Only a step the kernel's code
+ * can take there counts (7.x mm/filemap.c, mm/readahead.c):
+ * - sync_ra or async_ra at the faulting page: do_sync_mmap_readahead()
+ *   and do_async_mmap_readahead() after the fault;
+ * - ra_order after sync_ra, async_ra or a fault: page_cache_ra_order()
+ *   has no other callers, and every other path to it traces one of those
+ *   first (so only when faults are traced);
+ * - ra_unbounded that ends where the ra_order window ends (its fallback),
+ *   or starts at sync_ra's page (forced or small random read).
+ */
+static bool continues_decision(const struct correlator *c,
+			       const struct pid_ctx *p,
+			       const struct trace_event *ev)
+{
+	bool fault = p->has_fault && p->fault_ino == ev->ino;
+	bool sync = p->has_sync && p->sync.ino == ev->ino;
+	bool async = p->has_async && p->async.ino == ev->ino;
+
+	switch (ev->kind) {
+	case TRACE_SYNC_RA:
+	case TRACE_ASYNC_RA:
+		return fault && !p->has_sync && !p->has_async &&
+		       !p->has_order && ev->index == p->fault_index;
+	case TRACE_RA_ORDER:
+		return c->have_faults && !p->has_order &&
+		       (sync || async || fault);
+	case TRACE_RA_UNBOUNDED:
+		if (p->has_order)
+			return p->order.ino == ev->ino &&
+			       ev->index + ev->nr_to_read ==
+				       p->order.index + p->order.size;
+		return sync && ev->index == p->sync.index;
+	default:
+		return false;
+	}
+}
+
 static void on_event(const struct trace_event *ev, void *arg)
 {
 	struct correlator *c = arg;
@@ -346,8 +387,12 @@ static void on_event(const struct trace_event *ev, void *arg)
 	if (p->decision_ts &&
 	    ev->ts_ns - p->decision_ts > DECISION_HORIZON_NS &&
 	    ev->kind != TRACE_MAP_PAGES && ev->kind != TRACE_GET_PAGES) {
-		corr_forget_decision(p);
-		p->has_fault = false;
+		if (continues_decision(c, p, ev)) {
+			c->st.decision_gaps++;
+		} else {
+			corr_forget_decision(p);
+			p->has_fault = false;
+		}
 	}
 	if (ev->kind != TRACE_MAP_PAGES && ev->kind != TRACE_GET_PAGES)
 		p->decision_ts = ev->ts_ns;
@@ -448,6 +493,11 @@ struct correlator *correlator_start(const struct correlator_options *o,
 			tracer_kinds(c->tracer) & (1u << TRACE_RA_ORDER);
 		c->have_folios =
 			tracer_kinds(c->tracer) & (1u << TRACE_ADD_FOLIO);
+		c->have_faults = tracer_kinds(c->tracer) & (1u << TRACE_FAULT);
+		/* read(2) lookups are followed only where the kernel has
+		 * filemap:mm_filemap_get_pages. */
+		c->trace_reads = c->trace_reads && (tracer_kinds(c->tracer) &
+						    (1u << TRACE_GET_PAGES));
 		set_have_ra(c, tracer_kinds(c->tracer));
 		pthread_mutex_unlock(&c->lock);
 	}

@@ -97,6 +97,8 @@ struct correlator_stats {
 	uint64_t late_reads;
 	uint64_t given_up; /* reads left unattributed: in flight too long */
 	uint64_t flush_timeouts; /* syncs that found the tracer behind */
+	/* decisions followed past DECISION_HORIZON_NS: their next step */
+	uint64_t decision_gaps;
 };
 
 struct correlator;
@@ -135,7 +137,10 @@ void correlator_get_stats(struct correlator *c, struct correlator_stats *st);
  */
 bool correlator_causes(struct correlator *c, char *why, size_t whylen);
 
-/* Whether read(2) lookups are followed (correlator_options.trace_reads). */
+/*
+ * Whether read(2) lookups are followed: correlator_options.trace_reads,
+ * and the kernel has filemap:mm_filemap_get_pages.
+ */
 bool correlator_traces_reads(const struct correlator *c);
 /*
  * Whether folios entering the page cache are followed with their order

@@ -32,7 +32,9 @@
 /*
  * A decision's events (fault, sync/async_ra, ra_order, ra_unbounded)
  * follow each other within microseconds in one task; state older than
- * this belongs to an access that read nothing, and is forgotten.
+ * this belongs to an access that read nothing, and is forgotten, unless
+ * the event is the decision's next step by the kernel's code
+ * (continues_decision(): a guest's vCPU can stop longer than this).
  */
 #define DECISION_HORIZON_NS (10ull * 1000 * 1000)
 
@@ -98,6 +100,7 @@ struct correlator {
 	bool have_order; /* the kernel has readahead:page_cache_ra_order */
 	/* ... and filemap:mm_filemap_add_to_page_cache with its order */
 	bool have_folios;
+	bool have_faults; /* ... and filemap:mm_filemap_fault */
 	/*
 	 * The kernel traces its readahead decisions (sync_ra, async_ra and
 	 * ra_unbounded): only then can a cause be proven. Without them
