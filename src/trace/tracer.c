@@ -307,6 +307,14 @@ static void *reader_main(void *arg)
 		n = poll(t->pfds, t->ncpu + 1, t->period_ms);
 		if (n < 0 && errno != EINTR)
 			break;
+		/*
+		 * A CPU whose buffer cannot be polled (EPOLLERR: a possible
+		 * CPU without a buffer) is only read in rounds, or poll(2)
+		 * would return at once forever.
+		 */
+		for (i = 0; n > 0 && i < t->ncpu; i++)
+			if (t->pfds[i].revents & (POLLERR | POLLNVAL | POLLHUP))
+				t->pfds[i].fd = -1;
 		if (n > 0 && (t->pfds[t->ncpu].revents & POLLIN)) {
 			uint64_t v;
 
