@@ -22,17 +22,17 @@
  * out whole and decoded with the offsets from the format files. What
  * makes raw fast is batching: reading on every first event (buffer_percent
  * 0) cost 1.9 us/event at 200k/s, no better than text, and a round per
- * millisecond, woken by the first event, still cost about 36 us of CPU a
- * round (poll, sleep, a read(2) per CPU, the wake-up's inter-processor
- * interrupt in the traced task), 4 us per 128 KiB FUSE_READ of a
- * sequential reader. So the reader sleeps until a CPU's buffer is half
+ * millisecond, woken by the first event, still cost 36 us of CPU per
+ * round, 3.9 us per 128 KiB FUSE_READ of a sequential reader, and more
+ * once each 4 KiB folio added to the page cache was an event too (see
+ * docs/benchmarks.md). So the reader sleeps until a CPU's buffer is half
  * full (the instance's buffer_percent, which poll(2) on trace_pipe_raw
  * honours since Linux 6.1), it is flushed (the correlator does before
  * the log's records are written or read), or a period ends (PERIOD_MS,
  * shorter while rounds find much: a kernel whose poll(2) misses the
- * watermark still loses nothing). splice(2) would save the copy of each
- * page but only moves full pages, and the copy is not where the time
- * goes.
+ * watermark is still read, as often as its buffers need). splice(2) would save
+ * the copy of each page but only moves full pages, and the copy is not where
+ * the time goes.
  */
 #include "tracer_i.h"
 
@@ -65,8 +65,9 @@
 /*
  * The longest wait for a watermark: then a round reads what there is.
  * The period halves (down to 1 ms) while rounds find a quarter of a
- * buffer filled and doubles back while they find less than 1/16, so a
- * kernel that does not wake on the watermark loses nothing either.
+ * buffer filled and doubles back while they find less than 1/16, so the
+ * buffers of a kernel that does not wake on the watermark are read
+ * before they fill up, short of a buffer filling within a few ms.
  */
 #define PERIOD_MS 100
 /*
