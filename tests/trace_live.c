@@ -584,3 +584,55 @@ Test(trace, keeps_up_with_200k_events_per_second)
 		     "%" PRIu64 " get_pages events for %" PRIu64 " reads",
 		     count, n);
 }
+
+/*
+ * A few events, far below the buffers' watermark (the instance's
+ * buffer_percent, 50), still reach the callback without a flush: the
+ * reader also reads every 100 ms at most.
+ */
+Test(trace, events_below_the_watermark_arrive_without_flush)
+{
+	char inst[512], *pct;
+	uint64_t ino, start, count = 0;
+	dev_t dev;
+	size_t i;
+	char b;
+	int fd;
+
+	require_tracing();
+	dev = mount_big();
+	fd = open(harness_path(&mnt, "big.bin"), O_RDONLY | O_CLOEXEC);
+	cr_assert_geq(fd, 0);
+	for (i = 0; i < 8; i++)
+		cr_assert_eq(pread(fd, &b, 1, (off_t)i * PAGE), 1);
+	ino = harness_ino(harness_path(&mnt, "big.bin"));
+	tracer = start_on(dev, 0);
+	snprintf(inst, sizeof(inst), "%s/buffer_percent",
+		 tracer_instance(tracer));
+	pct = harness_read_file(inst, NULL);
+	cr_assert(pct && atoi(pct) == 50, "buffer_percent: %s",
+		  pct ? pct : strerror(errno));
+	free(pct);
+	/* Cached pages: one mm_filemap_get_pages each, nothing else. */
+	for (i = 0; i < 8; i++)
+		cr_assert_eq(pread(fd, &b, 1, (off_t)i * PAGE), 1);
+	close(fd);
+	/* No flush: the period delivers them (generous for a busy CI). */
+	start = clock_now_ns();
+	while (count < 8 && clock_now_ns() - start < 20000000000ull) {
+		usleep(10000);
+		count = 0;
+		pthread_mutex_lock(&got.lock);
+		for (i = 0; i < got.n; i++)
+			if (got.ev[i].kind == TRACE_GET_PAGES &&
+			    got.ev[i].ino == ino)
+				count++;
+		pthread_mutex_unlock(&got.lock);
+	}
+	cr_assert_eq(count, 8, "%" PRIu64 " of 8 events without a flush",
+		     count);
+	fprintf(stderr, "trace_live: 8 events without a flush in %.3f s\n",
+		(double)(clock_now_ns() - start) / 1e9);
+	cr_assert_eq(tracer_stop(tracer, NULL), 0);
+	tracer = NULL;
+}

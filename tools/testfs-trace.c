@@ -168,9 +168,11 @@ int main(int argc, char **argv)
 	getrusage(RUSAGE_SELF, &ru);
 	fprintf(stderr,
 		"); lost %" PRIu64 ", %" PRIu64 " pages in %" PRIu64
-		" reads, %" PRIu64 " wakeups, bad %" PRIu64 ", late %" PRIu64
+		" reads, %" PRIu64 " wakeups (%" PRIu64
+		" by a watermark), bad %" PRIu64 ", late %" PRIu64
 		"; cpu %.3f s user %.3f s sys\n",
-		st.lost, st.pages, st.reads, st.wakeups, st.bad, st.late,
+		st.lost, st.pages, st.reads, st.wakeups, st.woken, st.bad,
+		st.late,
 		(double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6,
 		(double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6);
 	if (ret) {

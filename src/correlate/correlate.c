@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The correlator (see correlate.h for the rules). Everything here runs
- * under one mutex: on the tracer's thread for each event, and on the
- * caller's thread in correlator_sync().
+ * under one mutex: on the tracer's thread for each run of events, and on
+ * the caller's thread in correlator_sync().
  */
 #include "correlate.h"
 #include "correlate_i.h"
@@ -365,12 +365,23 @@ static bool continues_decision(const struct correlator *c,
 	}
 }
 
+/* The tracer delivers events in runs: the lock is taken once a run. */
+static void on_batch(bool begin, void *arg)
+{
+	struct correlator *c = arg;
+
+	if (begin)
+		pthread_mutex_lock(&c->lock);
+	else
+		pthread_mutex_unlock(&c->lock);
+}
+
+/* Called with c->lock held (on_batch). */
 static void on_event(const struct trace_event *ev, void *arg)
 {
 	struct correlator *c = arg;
 	struct pid_ctx *p;
 
-	pthread_mutex_lock(&c->lock);
 	c->st.events++;
 	if (ev->ts_ns > c->limit)
 		c->limit = ev->ts_ns;
@@ -381,7 +392,6 @@ static void on_event(const struct trace_event *ev, void *arg)
 		/* Not a decision: the folios a decision allocates. */
 		on_folio(c, p, ev);
 		corr_pend_write(c, false);
-		pthread_mutex_unlock(&c->lock);
 		return;
 	}
 	if (p->decision_ts &&
@@ -432,7 +442,6 @@ static void on_event(const struct trace_event *ev, void *arg)
 		break;
 	}
 	corr_pend_write(c, false);
-	pthread_mutex_unlock(&c->lock);
 }
 
 /* ---- life cycle ---- */
@@ -475,10 +484,12 @@ struct correlator *correlator_start(const struct correlator_options *o,
 	pthread_mutex_init(&c->lock, NULL);
 	/* Reads before tracing began stay unknown. */
 	c->cursor = log_ring_head(o->log);
+	c->sweep_head = UINT64_MAX;
 	atomic_init(&c->done_pos, c->cursor);
 	to.dev_major = o->dev_major;
 	to.dev_minor = o->dev_minor;
 	to.fn = on_event;
+	to.batch = on_batch;
 	to.arg = c;
 	to.tracefs = o->tracefs;
 	to.kinds = o->kinds ? o->kinds : (1u << TRACE_KIND_COUNT) - 1;

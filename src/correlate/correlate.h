@@ -40,9 +40,12 @@
  * window. There every read but O_DIRECT is `unknown`, and
  * correlator_causes() says why; accesses are still recorded.
  *
- * Timing: events reach the correlator a few ms late, in timestamp order.
- * A read is attributed once an event later than its reply has been seen
- * (every event before it is known then), or at correlator_sync().
+ * Timing: events reach the correlator in timestamp order, in runs, up to
+ * a tracer round late (100 ms at most) unless flushed. A read is
+ * attributed once an event later than its reply has been seen (every
+ * event before it is known then), or at correlator_sync(), which
+ * flushes the tracer first: the log writer and every reader of the log
+ * sync, so no record is written or read before its attribution.
  *
  * Accesses: faults, read(2) page-cache lookups and fault-around mappings
  * become LOG_ACCESS records (consecutive events of one task on one file

@@ -122,6 +122,11 @@ struct correlator {
 	size_t ino_count;
 
 	struct pid_ctx pids[PID_SLOTS];
+	struct pid_ctx *last_pid; /* the slot found last */
+	/* The log's head at the last sweep (UINT64_MAX: sweep again) and
+	 * the time before which it would find nothing new. */
+	uint64_t sweep_head;
+	uint64_t sweep_wake;
 
 	struct log_record pend[PEND_MAX];
 	/* Still growing: a task's latest record of its type. */

@@ -111,14 +111,20 @@ static struct batch *batch_find(struct ino_state *st, uint64_t first,
 
 struct pid_ctx *corr_pid_get(struct correlator *c, int32_t pid, uint64_t ts)
 {
-	struct pid_ctx *oldest = &c->pids[0];
+	struct pid_ctx *oldest = &c->pids[0], *last = c->last_pid;
 	unsigned i;
 
+	/* Events come in runs of one task's. */
+	if (last && last->used && last->pid == pid) {
+		last->used_ts = ts;
+		return last;
+	}
 	for (i = 0; i < PID_SLOTS; i++) {
 		struct pid_ctx *p = &c->pids[i];
 
 		if (p->used && p->pid == pid) {
 			p->used_ts = ts;
+			c->last_pid = p;
 			return p;
 		}
 		if (!p->used || (oldest->used && p->used_ts < oldest->used_ts))
@@ -129,6 +135,7 @@ struct pid_ctx *corr_pid_get(struct correlator *c, int32_t pid, uint64_t ts)
 	oldest->used = true;
 	oldest->pid = pid;
 	oldest->used_ts = ts;
+	c->last_pid = oldest;
 	return oldest;
 }
 
@@ -164,6 +171,10 @@ void corr_pend_write(struct correlator *c, bool all)
 	uint64_t oldest = c->limit;
 	struct log_record rec;
 
+	/* Nothing to write, or the oldest record still grows. */
+	if (c->pend_tail == c->pend_head ||
+	    (!all && c->pend_open[c->pend_tail % PEND_MAX]))
+		return;
 	if (!all && c->cursor < log_ring_head(c->log)) {
 		switch (log_ring_read(c->log, c->cursor, &rec)) {
 		case LOG_READ_OK:
@@ -360,9 +371,16 @@ static void attribute(struct correlator *c, uint64_t pos,
 void corr_sweep(struct correlator *c, uint64_t limit, bool all)
 {
 	uint64_t head = log_ring_head(c->log), pos = c->cursor;
-	uint64_t undone = UINT64_MAX;
+	uint64_t undone = UINT64_MAX, wake = UINT64_MAX;
 	struct log_record rec;
+	bool publishing = false;
 
+	/*
+	 * Nothing new in the log, and @limit has not reached what stopped
+	 * the last sweep: it would find the same (most events come here).
+	 */
+	if (!all && head == c->sweep_head && limit <= c->sweep_wake)
+		return;
 	if (head > c->log->capacity && pos < head - c->log->capacity)
 		pos = head - c->log->capacity;
 	for (; pos < head; pos++) {
@@ -371,6 +389,7 @@ void corr_sweep(struct correlator *c, uint64_t limit, bool all)
 		if (r == LOG_READ_LOST)
 			continue;
 		if (r == LOG_READ_PENDING) {
+			publishing = true;
 			if (undone == UINT64_MAX)
 				undone = pos;
 			continue;
@@ -378,8 +397,12 @@ void corr_sweep(struct correlator *c, uint64_t limit, bool all)
 		if (rec.kind != LOG_READ || log_ring_attributed(c->log, pos))
 			continue;
 		if (!all && rec.read.done_ns >= limit) {
-			if (rec.t_ns >= limit)
+			if (rec.t_ns >= limit) {
+				wake = wake < rec.t_ns ? wake : rec.t_ns;
 				break;
+			}
+			wake = wake < rec.read.done_ns ? wake
+						       : rec.read.done_ns;
 			if (undone == UINT64_MAX)
 				undone = pos;
 			continue;
@@ -391,5 +414,8 @@ void corr_sweep(struct correlator *c, uint64_t limit, bool all)
 		undone = UINT64_MAX;
 	}
 	c->cursor = undone != UINT64_MAX ? undone : pos;
+	/* A record still being published may become readable any time. */
+	c->sweep_head = publishing || all ? UINT64_MAX : head;
+	c->sweep_wake = wake;
 	atomic_store_explicit(&c->done_pos, c->cursor, memory_order_release);
 }

@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -282,6 +283,12 @@ int trace_decoder_add(struct trace_decoder *d, unsigned kind,
 			 d->type_offset);
 		return -EINVAL;
 	}
+	for (s = TRACE_SLOT_INDEX; s < TRACE_SLOT_COUNT; s++) {
+		if (!l.slot[s].size)
+			continue;
+		l.opt[l.nopt++] = (uint8_t)s;
+		l.opt_fields |= slot_flag[s];
+	}
 	d->type_offset = l.slot[TRACE_SLOT_TYPE].offset;
 	d->type_size = l.slot[TRACE_SLOT_TYPE].size;
 	d->layout[d->n++] = l;
@@ -320,17 +327,40 @@ static uint64_t slot_get(const struct trace_layout *l, const uint8_t *p,
 	return get_u(p + sl->offset, sl->size, sl->is_signed);
 }
 
+/* Where each optional slot's value goes in struct trace_event. */
+static const struct {
+	uint8_t offset;
+	uint8_t size;
+} slot_dest[TRACE_SLOT_COUNT] = {
+#define DEST(slot, member)                                                     \
+	[slot] = { offsetof(struct trace_event, member),                       \
+		   sizeof(((struct trace_event *)0)->member) }
+	DEST(TRACE_SLOT_INDEX, index),
+	DEST(TRACE_SLOT_LAST_INDEX, last_index),
+	DEST(TRACE_SLOT_REQ_COUNT, req_count),
+	DEST(TRACE_SLOT_NR_TO_READ, nr_to_read),
+	DEST(TRACE_SLOT_LOOKAHEAD, lookahead_size),
+	DEST(TRACE_SLOT_ORDER, order),
+	DEST(TRACE_SLOT_SIZE, size),
+	DEST(TRACE_SLOT_ASYNC_SIZE, async_size),
+	DEST(TRACE_SLOT_RA_PAGES, ra_pages),
+	DEST(TRACE_SLOT_MMAP_MISS, mmap_miss),
+	DEST(TRACE_SLOT_PREV_POS, prev_pos),
+#undef DEST
+};
+
 int trace_decode(const struct trace_decoder *d, const void *data, size_t len,
 		 struct trace_event *ev)
 {
 	const struct trace_layout *l = NULL;
 	const uint8_t *p = data;
 	uint64_t type;
-	unsigned i, s;
+	unsigned i;
 
 	/* A format may put common_type anywhere: check before reading it. */
 	if (!d->n || len < (size_t)d->type_offset + d->type_size)
 		return -EINVAL;
+	/* The type first: a record of any other event is not parsed. */
 	type = get_u(p + d->type_offset, d->type_size, false);
 	for (i = 0; i < d->n; i++) {
 		if (d->layout[i].id == type) {
@@ -343,57 +373,24 @@ int trace_decode(const struct trace_decoder *d, const void *data, size_t len,
 	/* min_len is the end of the farthest field: all of them are inside. */
 	if (len < l->min_len)
 		return -EINVAL;
+	memset(ev, 0, sizeof(*ev));
 	ev->kind = l->kind;
 	ev->pid = (int32_t)slot_get(l, p, TRACE_SLOT_PID);
 	ev->ino = slot_get(l, p, TRACE_SLOT_INO);
 	ev->dev = (uint32_t)slot_get(l, p, TRACE_SLOT_DEV);
-	ev->fields = 0;
-	ev->index = ev->last_index = ev->req_count = ev->nr_to_read = 0;
-	ev->lookahead_size = 0;
-	ev->prev_pos = 0;
-	ev->order = ev->size = ev->async_size = ev->ra_pages = 0;
-	ev->mmap_miss = 0;
-	for (s = TRACE_SLOT_INDEX; s < TRACE_SLOT_COUNT; s++) {
-		uint64_t v;
+	ev->fields = l->opt_fields;
+	/* Only the fields this event's format has. */
+	for (i = 0; i < l->nopt; i++) {
+		unsigned s = l->opt[i];
+		uint64_t v = slot_get(l, p, s);
+		uint8_t *dst = (uint8_t *)ev + slot_dest[s].offset;
 
-		if (!l->slot[s].size)
-			continue;
-		v = slot_get(l, p, s);
-		ev->fields |= slot_flag[s];
-		switch (s) {
-		case TRACE_SLOT_INDEX:
-			ev->index = v;
-			break;
-		case TRACE_SLOT_LAST_INDEX:
-			ev->last_index = v;
-			break;
-		case TRACE_SLOT_REQ_COUNT:
-			ev->req_count = v;
-			break;
-		case TRACE_SLOT_NR_TO_READ:
-			ev->nr_to_read = v;
-			break;
-		case TRACE_SLOT_LOOKAHEAD:
-			ev->lookahead_size = v;
-			break;
-		case TRACE_SLOT_ORDER:
-			ev->order = (uint32_t)v;
-			break;
-		case TRACE_SLOT_SIZE:
-			ev->size = (uint32_t)v;
-			break;
-		case TRACE_SLOT_ASYNC_SIZE:
-			ev->async_size = (uint32_t)v;
-			break;
-		case TRACE_SLOT_RA_PAGES:
-			ev->ra_pages = (uint32_t)v;
-			break;
-		case TRACE_SLOT_MMAP_MISS:
-			ev->mmap_miss = (uint32_t)v;
-			break;
-		case TRACE_SLOT_PREV_POS:
-			ev->prev_pos = (int64_t)v;
-			break;
+		if (slot_dest[s].size == 8) {
+			memcpy(dst, &v, 8);
+		} else {
+			uint32_t v32 = (uint32_t)v;
+
+			memcpy(dst, &v32, 4);
 		}
 	}
 	if (!(ev->fields & TRACE_F_LAST_INDEX))

@@ -171,6 +171,10 @@ struct trace_layout {
 	uint8_t kind;	   /* enum trace_kind */
 	char dev_name[48]; /* field to filter on: "s_dev" or "dev" */
 	struct trace_slot slot[TRACE_SLOT_COUNT];
+	/* The optional slots (TRACE_SLOT_INDEX on) this format has. */
+	uint8_t nopt;
+	uint8_t opt[TRACE_SLOT_COUNT];
+	uint32_t opt_fields; /* their TRACE_F_* bits */
 };
 
 struct trace_decoder {

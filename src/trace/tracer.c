@@ -20,27 +20,33 @@
  * Text costs the kernel a vsnprintf of every event (most of it is system
  * time in the reader) and us a parser; raw pages are copied or swapped
  * out whole and decoded with the offsets from the format files. What
- * made raw fast is batching: woken by the first event (buffer_percent 0),
- * the reader then reads at most once per ROUND_NS, so read(2) returns
- * pages of ~50-90 events instead of one or two (reading on every wakeup
- * cost 1.9 us/event at 200k/s, no better than text).
+ * makes raw fast is batching: reading on every first event (buffer_percent
+ * 0) cost 1.9 us/event at 200k/s, no better than text, and a round per
+ * millisecond, woken by the first event, still cost 36 us of CPU per
+ * round, 3.9 us per 128 KiB FUSE_READ of a sequential reader, and more
+ * once each 4 KiB folio added to the page cache was an event too (see
+ * docs/benchmarks.md). So the reader sleeps until a CPU's buffer is half
+ * full (the instance's buffer_percent, which poll(2) on trace_pipe_raw
+ * honours since Linux 6.1), it is flushed (the correlator does before
+ * the log's records are written or read), or a period ends (PERIOD_MS,
+ * shorter while rounds find much: a kernel whose poll(2) misses the
+ * watermark is still read, as often as its buffers need). splice(2) would save
+ * the copy of each page but only moves full pages, and the copy is not where
+ * the time goes.
  */
-#include "tracer.h"
+#include "tracer_i.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -49,7 +55,6 @@
 #include "thread.h"
 #include "tracefs.h"
 
-#define DEFAULT_BUFFER_KB 4096u
 /*
  * How long an event is held back before delivery, so that an event of
  * another CPU with an earlier timestamp, committed a moment later, is
@@ -57,341 +62,62 @@
  * taking its timestamp (preemption is off in between).
  */
 #define HOLD_NS 2000000ull
-#define HOLD_MS 2
-/* At most one read round per millisecond (see reader_main). */
-#define ROUND_NS 1000000ull
-/* Pages read from one CPU per round before the others get a turn. */
-#define ROUND_PAGES 64
-
-struct cpu_reader {
-	int fd;
-	unsigned cpu;
-	uint64_t last_ts; /* of the last record read */
-	bool empty;	  /* the last read found nothing */
-};
-
-/* An event read but not yet delivered; seq keeps each CPU's order. */
-struct pending {
-	struct trace_event ev;
-	uint64_t seq;
-};
-
-struct tracer {
-	char tracefs[256];
-	char name[64];
-	char inst[352];
-	struct trace_decoder dec;
-	struct trace_page_layout pl;
-	size_t page_size;
-	unsigned kinds;
-	uint32_t kdev;
-	tracer_fn fn;
-	void *arg;
-
-	unsigned ncpu;
-	struct cpu_reader *cpus;
-	struct pollfd *pfds; /* ncpu + 1: the last one is efd */
-	int efd;
-	uint8_t *page;
-
-	/* Reader thread only. */
-	struct pending *pend;
-	size_t npend, cap;
-	uint64_t seq;
-	uint64_t last_delivered;
-	struct cpu_reader *cur; /* the CPU being parsed */
-
-	pthread_t thread;
-	bool thread_started;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	uint64_t flush_req;
-	uint64_t flush_done;
-	bool stopping;
-	bool exited;
-
-	_Atomic uint64_t events;
-	_Atomic uint64_t per_kind[TRACE_KIND_COUNT];
-	_Atomic uint64_t pages;
-	_Atomic uint64_t reads;
-	_Atomic uint64_t wakeups;
-	_Atomic uint64_t bad;
-	_Atomic uint64_t unknown;
-	_Atomic uint64_t late;
-	_Atomic uint64_t missed; /* from page headers (overwrite mode) */
-
-	char enabled[512];
-	char skipped[1024];
-	char stale[512];
-	char dev_field[48];
-};
-
-/* ---- set-up ---- */
-
-static void appendf(char *buf, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void appendf(char *buf, size_t len, const char *fmt, ...)
-{
-	size_t used = strlen(buf);
-	va_list ap;
-
-	if (used + 1 >= len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf + used, len - used, fmt, ap);
-	va_end(ap);
-}
-
-/* The first line of a filter file after a failed write: the error. */
-static void filter_error(struct tracer *t, const char *rel, char *buf,
-			 size_t len)
-{
-	char *text = tracefs_read(t->inst, rel);
-	char *p;
-
-	snprintf(buf, len, "rejected");
-	if (!text)
-		return;
-	/* "### global filter ###\nfilter_string: ...\nparse_error: ..." */
-	p = strstr(text, "parse_error:");
-	if (p) {
-		p[strcspn(p, "\n")] = '\0';
-		snprintf(buf, len, "%s", p);
-	}
-	free(text);
-}
-
 /*
- * Enables event @k with its device filter. On failure returns -errno and
- * says why in @why; the event is left disabled and unfiltered.
+ * The longest wait for a watermark: then a round reads what there is.
+ * The period halves (down to 1 ms) while rounds find a quarter of a
+ * buffer filled and doubles back while they find less than 1/16, so the
+ * buffers of a kernel that does not wake on the watermark are read
+ * before they fill up, short of a buffer filling within a few ms.
  */
-static int enable_kind(struct tracer *t, unsigned k, char *why, size_t len)
-{
-	char rel[256], ev[200], filter[64];
-	struct trace_format fmt;
-	char *text;
-	int ret;
-
-	snprintf(ev, sizeof(ev), "events/%s/%s", trace_kind_system(k),
-		 trace_kind_name(k));
-	snprintf(rel, sizeof(rel), "%s/format", ev);
-	text = tracefs_read(t->inst, rel);
-	if (!text) {
-		ret = -errno;
-		snprintf(why, len, "%s",
-			 ret == -ENOENT ? "not in this kernel"
-					: strerror(-ret));
-		return ret;
-	}
-	ret = trace_format_parse(text, &fmt);
-	free(text);
-	if (ret) {
-		snprintf(why, len, "format file not understood");
-		return ret;
-	}
-	ret = trace_decoder_add(&t->dec, k, &fmt, why, len);
-	if (ret)
-		return ret;
-	snprintf(t->dev_field, sizeof(t->dev_field), "%s",
-		 t->dec.layout[t->dec.n - 1].dev_name);
-	snprintf(filter, sizeof(filter), "%s == %u", t->dev_field, t->kdev);
-	snprintf(rel, sizeof(rel), "%s/filter", ev);
-	ret = tracefs_write(t->inst, rel, filter);
-	if (ret) {
-		char err[96];
-
-		filter_error(t, rel, err, sizeof(err));
-		snprintf(why, len, "filter \"%s\": %s", filter, err);
-		goto undo;
-	}
-	snprintf(rel, sizeof(rel), "%s/enable", ev);
-	ret = tracefs_write(t->inst, rel, "1");
-	if (ret) {
-		snprintf(why, len, "enable: %s", strerror(-ret));
-		snprintf(rel, sizeof(rel), "%s/filter", ev);
-		tracefs_write(t->inst, rel, "0");
-		goto undo;
-	}
-	return 0;
-undo:
-	t->dec.n--; /* not decoded: the event is not enabled */
-	return ret;
-}
-
-static int open_cpus(struct tracer *t, char *why, size_t whylen)
-{
-	char path[PATH_MAX + 64];
-	struct dirent *de;
-	unsigned cap = 0;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "%s/per_cpu", t->inst);
-	d = opendir(path);
-	if (!d) {
-		snprintf(why, whylen, "%s: %s", path, strerror(errno));
-		return -errno;
-	}
-	while ((de = readdir(d)) != NULL) {
-		unsigned cpu;
-		char extra;
-		int fd;
-
-		if (sscanf(de->d_name, "cpu%u%c", &cpu, &extra) != 1)
-			continue;
-		if (t->ncpu == cap) {
-			struct cpu_reader *nc;
-
-			cap = cap ? cap * 2 : 8;
-			nc = realloc(t->cpus, cap * sizeof(*nc));
-			if (!nc) {
-				closedir(d);
-				snprintf(why, whylen, "out of memory");
-				return -ENOMEM;
-			}
-			t->cpus = nc;
-		}
-		snprintf(path, sizeof(path), "%s/per_cpu/%s/trace_pipe_raw",
-			 t->inst, de->d_name);
-		fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-		if (fd < 0) {
-			int err = errno;
-
-			closedir(d);
-			snprintf(why, whylen, "%s: %s", path, strerror(err));
-			return -err;
-		}
-		t->cpus[t->ncpu].fd = fd;
-		t->cpus[t->ncpu].cpu = cpu;
-		t->cpus[t->ncpu].last_ts = 0;
-		t->cpus[t->ncpu].empty = true;
-		t->ncpu++;
-	}
-	closedir(d);
-	if (!t->ncpu) {
-		snprintf(why, whylen, "%s/per_cpu: no CPU", t->inst);
-		return -ENOENT;
-	}
-	t->pfds = calloc(t->ncpu + 1, sizeof(*t->pfds));
-	if (!t->pfds) {
-		snprintf(why, whylen, "out of memory");
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-/* The read size of trace_pipe_raw: one sub-buffer. */
-static size_t subbuf_size(struct tracer *t)
-{
-	size_t size = (size_t)t->pl.data_offset + t->pl.data_size;
-	char *text = tracefs_read(t->inst, "buffer_subbuf_size_kb");
-
-	if (text) {
-		long kb = strtol(text, NULL, 10);
-
-		if (kb > 0 && (size_t)kb * 1024 > size)
-			size = (size_t)kb * 1024;
-		free(text);
-	}
-	return size;
-}
-
-static int setup_instance(struct tracer *t, const struct tracer_options *o,
-			  char *why, size_t whylen)
-{
-	char *hp, *he, *clock;
-	char num[32];
-	unsigned k, want = o->kinds ? o->kinds : (1u << TRACE_KIND_COUNT) - 1;
-	int ret;
-
-	ret = tracefs_write(t->inst, "tracing_on", "0");
-	if (ret) {
-		snprintf(why, whylen, "%s/tracing_on: %s", t->inst,
-			 strerror(-ret));
-		return ret;
-	}
-	/* The log's clock: CLOCK_MONOTONIC. */
-	ret = tracefs_write(t->inst, "trace_clock", "mono");
-	clock = tracefs_read(t->inst, "trace_clock");
-	if (ret || !clock || !strstr(clock, "[mono]")) {
-		free(clock);
-		snprintf(why, whylen, "trace_clock mono not available");
-		return ret ? ret : -EINVAL;
-	}
-	free(clock);
-	snprintf(num, sizeof(num), "%u",
-		 o->buffer_kb ? o->buffer_kb : DEFAULT_BUFFER_KB);
-	ret = tracefs_write(t->inst, "buffer_size_kb", num);
-	if (ret) {
-		snprintf(why, whylen, "buffer_size_kb %s: %s", num,
-			 strerror(-ret));
-		return ret;
-	}
-	/*
-	 * A full buffer drops new events (counted in per_cpu/cpuN/stats)
-	 * rather than overwriting old ones unnoticed; wake the reader on
-	 * any data, not when half full.
-	 */
-	tracefs_write(t->inst, "options/overwrite", "0");
-	tracefs_write(t->inst, "buffer_percent", "0");
-
-	hp = tracefs_read(t->inst, "events/header_page");
-	he = tracefs_read(t->inst, "events/header_event");
-	if (!hp || !he) {
-		snprintf(why, whylen, "cannot read events/header_page: %s",
-			 strerror(errno));
-		ret = -EIO;
-	} else {
-		ret = trace_page_layout_parse(hp, he, &t->pl, why, whylen);
-	}
-	free(hp);
-	free(he);
-	if (ret)
-		return ret;
-	t->page_size = subbuf_size(t);
-
-	for (k = 0; k < TRACE_KIND_COUNT; k++) {
-		char reason[256];
-
-		if (!(want & (1u << k)))
-			continue;
-		if (enable_kind(t, k, reason, sizeof(reason)) == 0) {
-			t->kinds |= 1u << k;
-			appendf(t->enabled, sizeof(t->enabled), "%s%s",
-				t->enabled[0] ? " " : "", trace_kind_name(k));
-		} else {
-			appendf(t->skipped, sizeof(t->skipped), "%s%s:%s (%s)",
-				t->skipped[0] ? ", " : "", trace_kind_system(k),
-				trace_kind_name(k), reason);
-		}
-	}
-	if (!t->kinds) {
-		snprintf(why, whylen, "no tracepoint could be enabled: %s",
-			 t->skipped);
-		return -ENOENT;
-	}
-	return 0;
-}
+#define PERIOD_MS 100
+/*
+ * Bytes read from one CPU before the others get a turn and the events
+ * are delivered: the queues stay small enough for the CPU's caches.
+ */
+#define PASS_BYTES (32u * 1024)
 
 /* ---- reading ---- */
+
+/* Whether @x goes before @y: timestamp, then the order of reading. */
+static bool before(const struct pending *x, const struct pending *y)
+{
+	if (x->ev.ts_ns != y->ev.ts_ns)
+		return x->ev.ts_ns < y->ev.ts_ns;
+	return x->seq < y->seq;
+}
 
 static int push_record(const struct trace_record *rec, void *arg)
 {
 	struct tracer *t = arg;
-	struct trace_event *ev;
+	struct cpu_reader *c = t->cur;
+	struct pending *p;
+	size_t i;
 	int ret;
 
-	if (t->npend == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 1024;
-		struct pending *np = realloc(t->pend, cap * sizeof(*np));
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 1024;
+		struct pending *nq;
 
-		if (!np)
-			return -ENOMEM;
-		t->pend = np;
-		t->cap = cap;
+		if (c->head) { /* delivered ones make room first */
+			memmove(c->q, c->q + c->head,
+				(c->n - c->head) * sizeof(*c->q));
+			c->n -= c->head;
+			c->head = 0;
+		}
+		if (c->n == c->cap) {
+			nq = realloc(c->q, cap * sizeof(*nq));
+			if (!nq)
+				return -ENOMEM;
+			c->q = nq;
+			c->cap = cap;
+		}
 	}
-	ev = &t->pend[t->npend].ev;
-	ret = trace_decode(&t->dec, rec->data, rec->len, ev);
+	p = &c->q[c->n];
+	/*
+	 * Only events of the kinds enabled are decoded: trace_decode()
+	 * looks at the type id first and leaves any other record alone.
+	 */
+	ret = trace_decode(&t->dec, rec->data, rec->len, &p->ev);
 	if (ret == -ENOENT) {
 		atomic_fetch_add_explicit(&t->unknown, 1, memory_order_relaxed);
 		return 0;
@@ -400,18 +126,30 @@ static int push_record(const struct trace_record *rec, void *arg)
 		atomic_fetch_add_explicit(&t->bad, 1, memory_order_relaxed);
 		return 0;
 	}
-	ev->ts_ns = rec->ts;
-	ev->cpu = (uint16_t)t->cur->cpu;
-	ev->reserved = 0;
-	t->pend[t->npend].seq = t->seq++;
-	t->cur->last_ts = rec->ts;
-	t->npend++;
+	p->ev.ts_ns = rec->ts;
+	p->ev.cpu = (uint16_t)c->cpu;
+	p->ev.reserved = 0;
+	p->seq = t->seq++;
+	c->last_ts = rec->ts;
+	/*
+	 * A CPU's buffer is in timestamp order; should a record ever go
+	 * before the last one, it is moved back into place.
+	 */
+	for (i = c->n; i > c->head && before(p, &c->q[i - 1]); i--)
+		;
+	if (i < c->n) {
+		struct pending tmp = *p;
+
+		memmove(c->q + i + 1, c->q + i, (c->n - i) * sizeof(*c->q));
+		c->q[i] = tmp;
+	}
+	c->n++;
 	return 0;
 }
 
 /*
- * Reads CPU @c's buffer: until it is empty, or @max pages (0: no limit).
- * Returns pages read.
+ * Reads CPU @c's buffer: until it is empty, or @max pages. Returns pages
+ * read.
  */
 static unsigned drain_cpu(struct tracer *t, struct cpu_reader *c, unsigned max)
 {
@@ -419,7 +157,7 @@ static unsigned drain_cpu(struct tracer *t, struct cpu_reader *c, unsigned max)
 
 	t->cur = c;
 	c->empty = false;
-	while (!max || pages < max) {
+	while (pages < max) {
 		struct trace_page_info info;
 		ssize_t n = read(c->fd, t->page, t->page_size);
 
@@ -441,31 +179,38 @@ static unsigned drain_cpu(struct tracer *t, struct cpu_reader *c, unsigned max)
 						  info.missed ? info.missed : 1,
 						  memory_order_relaxed);
 	}
+	c->round_pages += pages;
 	atomic_fetch_add_explicit(&t->pages, pages, memory_order_relaxed);
 	return pages;
 }
 
-static int cmp_event(const void *a, const void *b)
-{
-	const struct pending *x = a, *y = b;
-
-	if (x->ev.ts_ns != y->ev.ts_ns)
-		return x->ev.ts_ns < y->ev.ts_ns ? -1 : 1;
-	/* Equal times: the order they were read in (each CPU's order). */
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-/* Delivers the pending events with a timestamp up to @horizon. */
+/*
+ * Delivers the pending events with a timestamp up to @horizon, merging
+ * the CPUs' queues (each in timestamp order) by timestamp.
+ */
 static void deliver(struct tracer *t, uint64_t horizon)
 {
-	size_t i;
+	uint64_t count = 0;
+	unsigned i;
 
-	if (!t->npend)
-		return;
-	qsort(t->pend, t->npend, sizeof(*t->pend), cmp_event);
-	for (i = 0; i < t->npend && t->pend[i].ev.ts_ns <= horizon; i++) {
-		const struct trace_event *ev = &t->pend[i].ev;
+	for (;;) {
+		struct cpu_reader *best = NULL;
+		const struct trace_event *ev;
 
+		for (i = 0; i < t->ncpu; i++) {
+			struct cpu_reader *c = &t->cpus[i];
+
+			if (c->head == c->n || c->q[c->head].ev.ts_ns > horizon)
+				continue;
+			if (!best ||
+			    before(&c->q[c->head], &best->q[best->head]))
+				best = c;
+		}
+		if (!best)
+			break;
+		if (!count && t->batch)
+			t->batch(true, t->arg);
+		ev = &best->q[best->head++].ev;
 		if (ev->ts_ns < t->last_delivered)
 			atomic_fetch_add_explicit(&t->late, 1,
 						  memory_order_relaxed);
@@ -474,42 +219,104 @@ static void deliver(struct tracer *t, uint64_t horizon)
 		t->fn(ev, t->arg);
 		atomic_fetch_add_explicit(&t->per_kind[ev->kind], 1,
 					  memory_order_relaxed);
+		count++;
 	}
-	atomic_fetch_add_explicit(&t->events, i, memory_order_relaxed);
-	memmove(t->pend, t->pend + i, (t->npend - i) * sizeof(*t->pend));
-	t->npend -= i;
+	if (count && t->batch)
+		t->batch(false, t->arg);
+	atomic_fetch_add_explicit(&t->events, count, memory_order_relaxed);
+	for (i = 0; i < t->ncpu; i++)
+		if (t->cpus[i].head == t->cpus[i].n)
+			t->cpus[i].head = t->cpus[i].n = 0;
 }
 
-static void sleep_until(uint64_t when)
+/*
+ * One round: reads every CPU's buffer until it is empty (a buffer that
+ * keeps filling, at most its size) and delivers what is older than
+ * @horizon and than what is still unread. Returns the most pages read
+ * from one CPU.
+ */
+static unsigned read_round(struct tracer *t, uint64_t horizon)
 {
-	struct timespec ts = { (time_t)(when / 1000000000u),
-			       (long)(when % 1000000000u) };
+	unsigned i, most = 0;
+	bool more;
 
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
-	       EINTR)
-		;
+	for (i = 0; i < t->ncpu; i++) {
+		t->cpus[i].round_pages = 0;
+		t->cpus[i].empty = false;
+	}
+	do {
+		uint64_t h = horizon;
+
+		more = false;
+		for (i = 0; i < t->ncpu; i++) {
+			struct cpu_reader *c = &t->cpus[i];
+
+			if (!c->empty && c->round_pages < t->buffer_pages)
+				drain_cpu(t, c, t->pass_pages);
+			/* Not emptied: later events of it may be older. */
+			if (!c->empty && c->last_ts < h)
+				h = c->last_ts;
+			more |= !c->empty && c->round_pages < t->buffer_pages;
+		}
+		deliver(t, h);
+	} while (more);
+	for (i = 0; i < t->ncpu; i++)
+		if (t->cpus[i].round_pages > most)
+			most = t->cpus[i].round_pages;
+	return most;
 }
 
+/*
+ * The next wait without a wake-up: shorter while rounds find much in a
+ * buffer (the watermark does not wake us, or events come fast), longer
+ * while they find little.
+ */
+static void adapt_period(struct tracer *t, unsigned most)
+{
+	if (most * 4 > t->buffer_pages && t->period_ms > 1)
+		t->period_ms /= 2;
+	else if (most * 16 < t->buffer_pages && t->period_ms < PERIOD_MS)
+		t->period_ms = t->period_ms * 2 > PERIOD_MS ? PERIOD_MS
+							    : t->period_ms * 2;
+}
+
+/*
+ * The reader thread sleeps in poll(2) until a CPU's buffer reaches the
+ * watermark, a flush or stop is asked (eventfd), or the period ends;
+ * each wake-up is one round over every CPU. Events younger than HOLD_NS
+ * wait for the next round, unless flushed.
+ */
 static void *reader_main(void *arg)
 {
 	struct tracer *t = arg;
-	uint64_t last_round = 0;
 	unsigned i;
 
+	/* Its own name, so that its CPU time can be told apart (top -H). */
+	prctl(PR_SET_NAME, "testfs-tracer");
 	for (i = 0; i < t->ncpu; i++) {
 		t->pfds[i].fd = t->cpus[i].fd;
 		t->pfds[i].events = POLLIN;
 	}
 	t->pfds[t->ncpu].fd = t->efd;
 	t->pfds[t->ncpu].events = POLLIN;
+	t->period_ms = PERIOD_MS;
 	for (;;) {
-		uint64_t req, now, horizon;
+		uint64_t req, now;
 		bool stopping, flush;
+		int n;
 
-		if (poll(t->pfds, t->ncpu + 1, t->npend ? HOLD_MS : -1) < 0 &&
-		    errno != EINTR)
+		n = poll(t->pfds, t->ncpu + 1, t->period_ms);
+		if (n < 0 && errno != EINTR)
 			break;
-		if (t->pfds[t->ncpu].revents & POLLIN) {
+		/*
+		 * A CPU whose buffer cannot be polled (EPOLLERR: a possible
+		 * CPU without a buffer) is only read in rounds, or poll(2)
+		 * would return at once forever.
+		 */
+		for (i = 0; n > 0 && i < t->ncpu; i++)
+			if (t->pfds[i].revents & (POLLERR | POLLNVAL | POLLHUP))
+				t->pfds[i].fd = -1;
+		if (n > 0 && (t->pfds[t->ncpu].revents & POLLIN)) {
 			uint64_t v;
 
 			if (read(t->efd, &v, sizeof(v)) < 0)
@@ -520,34 +327,14 @@ static void *reader_main(void *arg)
 		stopping = t->stopping;
 		pthread_mutex_unlock(&t->lock);
 		flush = req != t->flush_done;
-		/*
-		 * Batching: the buffers wake us on the first event, but a
-		 * round reads at most once per ROUND_NS unless asked to
-		 * flush, so at high rates each read(2) returns full pages.
-		 * Events wait for HOLD_NS anyway.
-		 */
-		if (!flush && !stopping && last_round &&
-		    clock_now_ns() - last_round < ROUND_NS) {
-			sleep_until(last_round + ROUND_NS);
-			poll(t->pfds, t->ncpu, 0);
-		}
 		atomic_fetch_add_explicit(&t->wakeups, 1, memory_order_relaxed);
+		if (n > 0 && !flush && !stopping)
+			atomic_fetch_add_explicit(&t->woken, 1,
+						  memory_order_relaxed);
 		now = clock_now_ns();
-		last_round = now;
-		horizon = stopping ? UINT64_MAX : flush ? now : now - HOLD_NS;
-		for (i = 0; i < t->ncpu; i++) {
-			struct cpu_reader *c = &t->cpus[i];
-
-			/* Not readable when polled: empty, nothing older. */
-			if (!stopping && !flush &&
-			    !(t->pfds[i].revents & (POLLIN | POLLERR)))
-				continue;
-			drain_cpu(t, c, stopping ? 0 : ROUND_PAGES);
-			/* Not emptied: later events of it may be older. */
-			if (!c->empty && c->last_ts < horizon)
-				horizon = c->last_ts;
-		}
-		deliver(t, horizon);
+		adapt_period(t, read_round(t, stopping ? UINT64_MAX
+					      : flush  ? now
+						       : now - HOLD_NS));
 		if (flush) {
 			pthread_mutex_lock(&t->lock);
 			t->flush_done = req;
@@ -575,12 +362,25 @@ static void wake(struct tracer *t)
 
 /* ---- public ---- */
 
+/* Closes the per-CPU buffers: the instance can be removed then. */
+static void close_cpus(struct tracer *t)
+{
+	unsigned i;
+
+	for (i = 0; i < t->ncpu; i++) {
+		if (t->cpus[i].fd >= 0)
+			close(t->cpus[i].fd);
+		t->cpus[i].fd = -1;
+	}
+}
+
 static void destroy(struct tracer *t)
 {
 	unsigned i;
 
+	close_cpus(t);
 	for (i = 0; i < t->ncpu; i++)
-		close(t->cpus[i].fd);
+		free(t->cpus[i].q);
 	if (t->efd >= 0)
 		close(t->efd);
 	pthread_mutex_destroy(&t->lock);
@@ -588,7 +388,6 @@ static void destroy(struct tracer *t)
 	free(t->cpus);
 	free(t->pfds);
 	free(t->page);
-	free(t->pend);
 	free(t);
 }
 
@@ -609,6 +408,7 @@ struct tracer *tracer_start(const struct tracer_options *o, char *why,
 	}
 	t->efd = -1;
 	t->fn = o->fn;
+	t->batch = o->batch;
 	t->arg = o->arg;
 	t->kdev = trace_kdev(o->dev_major, o->dev_minor);
 	pthread_mutex_init(&t->lock, NULL);
@@ -637,10 +437,13 @@ struct tracer *tracer_start(const struct tracer_options *o, char *why,
 					 : "");
 		goto fail;
 	}
-	if (setup_instance(t, o, why, whylen) != 0 ||
-	    open_cpus(t, why, whylen) != 0)
+	if (tracer_setup_instance(t, o, why, whylen) != 0 ||
+	    tracer_open_cpus(t, why, whylen) != 0)
 		goto fail_instance;
 	t->page = malloc(t->page_size);
+	t->pass_pages = (unsigned)(PASS_BYTES / t->page_size);
+	if (!t->pass_pages)
+		t->pass_pages = 1;
 	t->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (!t->page || t->efd < 0) {
 		snprintf(why, whylen, "out of memory or file descriptors");
@@ -663,9 +466,7 @@ struct tracer *tracer_start(const struct tracer_options *o, char *why,
 fail_instance:
 	tracefs_write(t->inst, "tracing_on", "0");
 	tracefs_write(t->inst, "events/enable", "0");
-	for (unsigned i = 0; i < t->ncpu; i++)
-		close(t->cpus[i].fd);
-	t->ncpu = 0;
+	close_cpus(t);
 	tracefs_instance_remove(t->tracefs, t->name);
 fail:
 	destroy(t);
@@ -676,11 +477,13 @@ int tracer_describe(const struct tracer *t, char *buf, size_t len)
 {
 	return snprintf(
 		buf, len,
-		"instance %s; read: trace_pipe_raw of %u CPUs, "
+		"instance %s; read: trace_pipe_raw of %u CPUs when "
+		"%s%u%% full, flushed or every %u ms at most, "
 		"clock mono; filter %s == %u (%u:%u); events: %s%s%s%s%s",
-		t->inst, t->ncpu, t->dev_field, t->kdev, t->kdev >> 20,
-		t->kdev & 0xfffffu, t->enabled,
-		t->skipped[0] ? "; skipped: " : "", t->skipped,
+		t->inst, t->ncpu, t->watermark ? "" : "(not settable) ",
+		t->watermark ? t->watermark : TRACER_WATERMARK, PERIOD_MS,
+		t->dev_field, t->kdev, t->kdev >> 20, t->kdev & 0xfffffu,
+		t->enabled, t->skipped[0] ? "; skipped: " : "", t->skipped,
 		t->stale[0] ? "; stale instances: " : "", t->stale);
 }
 
@@ -757,6 +560,7 @@ void tracer_get_stats(struct tracer *t, struct tracer_stats *st)
 	st->pages = atomic_load(&t->pages);
 	st->reads = atomic_load(&t->reads);
 	st->wakeups = atomic_load(&t->wakeups);
+	st->woken = atomic_load(&t->woken);
 	st->bad = atomic_load(&t->bad);
 	st->unknown = atomic_load(&t->unknown);
 	st->late = atomic_load(&t->late);
@@ -780,9 +584,7 @@ int tracer_stop(struct tracer *t, struct tracer_stats *st)
 	}
 	if (st)
 		tracer_get_stats(t, st);
-	for (unsigned i = 0; i < t->ncpu; i++)
-		close(t->cpus[i].fd);
-	t->ncpu = 0;
+	close_cpus(t);
 	ret = tracefs_instance_remove(t->tracefs, t->name);
 	destroy(t);
 	return ret;

@@ -12,8 +12,11 @@
  *
  * Reading: one thread per tracer reads the per-CPU binary ring buffers
  * (per_cpu/cpuN/trace_pipe_raw), decodes them with the layouts parsed from
- * the format files (events.h) and calls the callback. See tracer.c for
- * why raw pages and not trace_pipe text.
+ * the format files (events.h) and calls the callback. It reads when a
+ * CPU's buffer is half full (the instance's buffer_percent watermark),
+ * when flushed, and at least every 100 ms; a consumer that needs the
+ * events fired so far calls tracer_flush(). See tracer.c for why raw
+ * pages and not trace_pipe text, and for the costs.
  *
  * Usage by the daemon:
  *
@@ -33,6 +36,7 @@
 #ifndef TESTFS_TRACE_TRACER_H
 #define TESTFS_TRACE_TRACER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -41,17 +45,26 @@
 /*
  * Called on the tracer's thread for each event, never concurrently with
  * itself. Events come in timestamp order: the reader holds each back
- * until every CPU's buffer has been read past its timestamp (at most a
- * few ms), so events of different CPUs are merged correctly. The callback
+ * until every CPU's buffer has been read past its timestamp, so events
+ * of different CPUs are merged correctly. Delivery is in batches, up to
+ * 100 ms late (the watermark, the timer) unless flushed. The callback
  * must not call tracer_flush() or tracer_stop().
  */
 typedef void (*tracer_fn)(const struct trace_event *ev, void *arg);
+
+/*
+ * Called on the tracer's thread with @begin true before a run of calls
+ * of the tracer_fn, and false after it (a run is up to a few hundred
+ * events), e.g. to take a lock once per run rather than per event.
+ */
+typedef void (*tracer_batch_fn)(bool begin, void *arg);
 
 struct tracer_options {
 	/* The mount's device, as major()/minor() of its st_dev. */
 	unsigned dev_major;
 	unsigned dev_minor;
 	tracer_fn fn;
+	tracer_batch_fn batch; /* NULL: none */
 	void *arg;
 	/*
 	 * Events to enable: a mask of (1u << TRACE_*), 0 for all eight.
@@ -74,7 +87,8 @@ struct tracer_stats {
 	uint64_t lost;	  /* dropped by the kernel, buffer full */
 	uint64_t pages;	  /* ring-buffer pages read */
 	uint64_t reads;	  /* read(2) calls on trace_pipe_raw */
-	uint64_t wakeups; /* reader loop iterations */
+	uint64_t wakeups; /* reader rounds */
+	uint64_t woken;	  /* rounds started by a buffer's watermark */
 	uint64_t bad;	  /* malformed pages or records */
 	uint64_t unknown; /* records of events not asked for */
 	uint64_t late;	  /* delivered after a later event (should stay 0) */
