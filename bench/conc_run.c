@@ -22,7 +22,8 @@
 
 struct sys systems[NSYS];
 static uint64_t file_size;
-static char uring_why[224]; /* why testfs --transport uring is skipped */
+static char uring_why[224];   /* why testfs --transport uring is skipped */
+static char notrace_why[224]; /* why testfs --no-trace is skipped */
 
 /* The last line @f holds, in @buf; "no message" when it is empty. */
 static void last_line(FILE *f, char *buf, size_t len)
@@ -333,8 +334,12 @@ int conc_start_all(const struct conc_setup *setup)
 	snprintf(systems[T_ONE].name, 48, "testfs --threads 1");
 	snprintf(systems[T_MANY].name, 48, "testfs --threads %u", threads);
 	snprintf(systems[T_URING].name, 48, "testfs --transport uring");
+	snprintf(systems[T_NOTRACE].name, 48, "testfs --threads 1 --no-trace");
 	snprintf(systems[M_ONE].name, 48, "minimal 1 thread");
 	snprintf(systems[M_MANY].name, 48, "minimal %u threads", threads);
+	snprintf(systems[M_FILL].name, 48, "minimal 1 thread, memset");
+	if (!setup->fill_line)
+		systems[M_FILL].skip = "not asked for (--fill-line)";
 	snprintf(systems[TMPFS].name, 48, "tmpfs");
 	for (k = 0; k < TMPFS; k++) {
 		snprintf(systems[k].dir, sizeof(systems[k].dir),
@@ -349,16 +354,21 @@ int conc_start_all(const struct conc_setup *setup)
 	}
 	for (k = 0; k < M_ONE; k++) {
 		const char *th_opt = k == T_URING ? "--transport" : "--threads";
-		const char *th_val = k == T_URING ? "uring"
-				     : k == T_ONE ? "1"
-						  : nthr;
-		const char *a[11 + CONC_MAX_DAEMON_ARGS + 2] = {
+		const char *th_val = k == T_URING  ? "uring"
+				     : k == T_MANY ? nthr
+						   : "1";
+		const char *a[12 + CONC_MAX_DAEMON_ARGS + 2] = {
 			testfs,	  "-f",		 "-q",	"--ready-fd",
 			"@FD",	  "--watch-pid", watch, "--file",
 			file_arg, th_opt,	 th_val
 		};
 		unsigned n = 11, j;
+		/* A probe: it may fail, and says why. */
+		bool probe = k == T_URING || k == T_NOTRACE;
+		char *skip_why = k == T_URING ? uring_why : notrace_why;
 
+		if (k == T_NOTRACE)
+			a[n++] = "--no-trace";
 		for (j = 0; j < setup->n_daemon_args; j++)
 			a[n++] = setup->daemon_args[j];
 		a[n++] = systems[k].dir;
@@ -368,24 +378,27 @@ int conc_start_all(const struct conc_setup *setup)
 			systems[k].skip = "testfs has no --transport uring";
 			continue;
 		}
-		if (start(&systems[k], a, k == T_URING ? why : NULL,
-			  sizeof(why))) {
-			if (k != T_URING)
+		if (start(&systems[k], a, probe ? why : NULL, sizeof(why))) {
+			if (!probe)
 				return -1;
-			snprintf(uring_why, sizeof(uring_why),
-				 "testfs --transport uring did not start: %s",
+			snprintf(skip_why, sizeof(uring_why),
+				 "%.40s did not start: %.150s", systems[k].name,
 				 why);
-			systems[k].skip = uring_why;
+			systems[k].skip = skip_why;
 		}
 	}
-	for (k = M_ONE; k <= M_MANY; k++) {
-		const char *a[] = { minimal,	    "-f",
-				    "--size",	    size_m,
-				    "--threads",    k == M_ONE ? "1" : nthr,
-				    "--fill",	    "memset",
-				    "--ready-fd",   "@FD",
-				    systems[k].dir, NULL };
+	for (k = M_ONE; k <= M_FILL; k++) {
+		const char *a[] = {
+			minimal,	"-f",
+			"--size",	size_m,
+			"--threads",	k == M_MANY ? nthr : "1",
+			"--fill",	k == M_FILL ? "memset" : "static",
+			"--ready-fd",	"@FD",
+			systems[k].dir, NULL
+		};
 
+		if (systems[k].skip)
+			continue;
 		if (start(&systems[k], a, NULL, 0))
 			return -1;
 	}

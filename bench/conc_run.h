@@ -18,7 +18,23 @@
 #define CONC_MAX_DAEMON_ARGS 8
 
 /* The order of the report; even rounds run them forward, odd backward. */
-enum sys_id { T_ONE, T_MANY, T_URING, M_ONE, M_MANY, TMPFS, NSYS };
+/*
+ * testfs (tracing on, and once with --no-trace), the minimal server from
+ * its static buffer on 1 and N threads (the floor), the minimal server
+ * filling each reply (a second line, only with conc_setup.fill_line),
+ * tmpfs. The FUSE systems come first, tmpfs last.
+ */
+enum sys_id {
+	T_ONE,
+	T_MANY,
+	T_URING,
+	T_NOTRACE,
+	M_ONE,
+	M_MANY,
+	M_FILL,
+	TMPFS,
+	NSYS
+};
 
 struct sys {
 	char name[48];
@@ -38,6 +54,7 @@ struct conc_setup {
 	const char *pattern;		/* testfs's content */
 	const char *const *daemon_args; /* more testfs arguments */
 	unsigned n_daemon_args;
+	bool fill_line; /* measure M_FILL too */
 };
 
 /*

@@ -5,7 +5,7 @@
  * every system measured next to the others in one run.
  *
  *   build/bench/concurrency [--rounds N] [--size MIB] [--threads N] [--raw]
- *                           [--pattern P] [--daemon-arg ARG]...
+ *                           [--pattern P] [--fill-line] [--daemon-arg ARG]...
  *
  * Systems, each serving one file of SIZE MiB (default 256):
  *   testfs --threads 1   build/src/testfs ($TESTFS_BIN), stamp content
@@ -20,15 +20,21 @@
  *   testfs --transport uring  the same, FUSE over io_uring, when the daemon
  *                        offers the option (its --help names it) and starts
  *                        with it; otherwise reported as skipped, with why;
+ *   testfs --threads 1 --no-trace  testfs --threads 1 without kernel
+ *                        correlation: what tracing costs (skipped, with
+ *                        why, if it does not start);
  *   minimal 1 thread     bench/minimal_server ($MINIMAL_SERVER): libfuse
- *                        lowlevel, fuse_session_loop(), keep_cache, and
- *                        --fill memset: each read memset()s its bytes into
- *                        a buffer before the reply, as testfs does for a
- *                        zero file, so no server's data comes cheaper than
- *                        a memset(): the least a FUSE server does for a
- *                        read (no log, no pattern);
+ *                        lowlevel, fuse_session_loop(), keep_cache,
+ *                        replying from a static buffer it already has
+ *                        (--fill static), as the smallest real server
+ *                        does: no log, no pattern, no work on the data.
+ *                        This is the floor testfs is measured against;
  *   minimal N threads    the same on libfuse's fuse_session_loop_mt(), at
  *                        most N threads (the same N as testfs);
+ *   minimal 1 thread, memset  with --fill-line only: the minimal server
+ *                        memset()ing each reply's bytes first (--fill
+ *                        memset), a second line for comparison, never a
+ *                        baseline;
  *   tmpfs                a file on a private tmpfs (detached at once, so it
  *                        goes away with this process): the ceiling, reads
  *                        of pages that are in the page cache.
@@ -49,18 +55,26 @@
  * get the same step and check instead that every page is cached: tmpfs
  * is never cold and measures the page-cache copy path alone.
  *
- * Order: one warm-up round (not counted), then N rounds (7 by default).
+ * Order: one warm-up round (not counted), then N rounds (9 by default).
  * In a round every workload runs on every system before the next
  * workload starts, so the systems alternate (ABCABC, not AAA BBB), in
  * forward order in even rounds and backward in odd ones; load that
  * drifts during the run hits all systems alike. The report gives per
  * cell the median over the rounds (min..max), and for testfs the median
  * (min..max) of the per-round ratios to the baseline of the same round:
- * minimal 1 thread for one reader, and for 4 and 16 readers the faster
- * minimal server of that round. Each target of the project's issue 17 is
- * printed as PASS or FAIL with that ratio:
- *   1 reader, 1 MiB and 4 KiB reads: testfs >= 1.0x minimal 1 thread;
- *   4 and 16 readers: testfs >= 1.0x the best minimal server.
+ * the faster of the two minimal servers (1 and N threads, static buffer)
+ * in that round and cell. The targets, each printed with its median
+ * (min..max) and PASS or FAIL (a benchmark's verdict, never a test's):
+ *   /dev/fuse: testfs (tracing on) >= 1.00x the best minimal server, at
+ *     1, 4 and 16 readers, 1 MiB and 4 KiB reads;
+ *   io_uring: testfs --transport uring >= 1.00x the faster testfs over
+ *     /dev/fuse of the same round at 4 and 16 readers, >= 0.95x at 1;
+ *   server CPU per 128 KiB of data read (the size of a FUSE_READ at
+ *     read_ahead_kb 128) <= 42 us, for every testfs system and cell;
+ *   tracing: testfs --threads 1 reads at most 3% slower than with
+ *     --no-trace (1 - on/off, per round, the median).
+ * --rounds 1 --size 16 is a short run that checks the benchmark works
+ * (tests/bench_conc_short.sh); its figures mean nothing.
  *
  * Why a system is where it is: the FUSE_READs of every run, counted from
  * the fuse:fuse_request_send tracepoint in a tracefs instance of this
@@ -101,6 +115,8 @@ static const char *const block_name[NBLOCKS] = { "1 MiB", "4 KiB" };
 
 static uint64_t file_size;
 static bool raw;
+/* --fill-line: the minimal server filling each reply, a second line. */
+static bool fill_line;
 /* --pattern: testfs's content (stamp, zero or random). */
 static const char *pattern = "stamp";
 static struct fuse_reads counter;
@@ -156,14 +172,19 @@ static bool measured(unsigned k)
 	return !systems[k].skip;
 }
 
-/* Baseline of a cell in one round: see the top. */
+/* The faster of @a and @b in a cell and round: see the top. */
+static double best_of(unsigned a, unsigned b, unsigned w, unsigned bl,
+		      unsigned r)
+{
+	double x = mbs[a][w][bl][r], y = mbs[b][w][bl][r];
+
+	return x > y ? x : y;
+}
+
+/* Baseline of a cell in one round: the faster minimal server. */
 static double baseline(unsigned w, unsigned b, unsigned r)
 {
-	double one = mbs[M_ONE][w][b][r], many = mbs[M_MANY][w][b][r];
-
-	if (readers_of[w] == 1)
-		return one;
-	return many > one ? many : one;
+	return best_of(M_ONE, M_MANY, w, b, r);
 }
 
 /* Median (min..max) of v[0..n), n <= MAX_ROUNDS; false if a run failed. */
@@ -287,32 +308,37 @@ static void report_table(unsigned rounds)
 			}
 }
 
+/* Median server CPU us per 128 KiB read in a cell, -1 if not measured. */
+static double cpu128[NSYS][NREADERS][NBLOCKS];
+
 /* Server CPU per run and per request: where a FUSE system's time went. */
 static void report_cpu(unsigned rounds)
 {
-	double per_req[MAX_ROUNDS], sw[MAX_ROUNDS], med, lo, hi;
+	double per_req[MAX_ROUNDS], per128[MAX_ROUNDS], sw[MAX_ROUNDS];
+	double units = (double)file_size / (128.0 * 1024.0), med, lo, hi;
 	unsigned w, b, k, r;
-	bool ok;
 
 	printf("\nServer CPU time (all its threads, from schedstat) per run, "
-	       "and per FUSE_READ\nwith the times its threads were "
-	       "scheduled in per FUSE_READ (medians over\nthe rounds):\n\n");
+	       "per FUSE_READ and\nper 128 KiB read, with the times its "
+	       "threads were scheduled in per FUSE_READ\n(medians over the "
+	       "rounds):\n\n");
 	printf("| readers | read size | system | CPU ms per run | CPU us per "
-	       "FUSE_READ | scheduled in per FUSE_READ |\n");
-	printf("|--:|--:|---|--:|--:|--:|\n");
+	       "FUSE_READ | CPU us per 128 KiB | scheduled in per FUSE_READ "
+	       "|\n");
+	printf("|--:|--:|---|--:|--:|--:|--:|\n");
 	for (w = 0; w < NREADERS; w++)
 		for (b = 0; b < NBLOCKS; b++)
 			for (k = 0; k < TMPFS; k++) {
+				cpu128[k][w][b] = -1;
 				if (!measured(k))
 					continue;
-				ok = summary(mbs[k][w][b], rounds, &med, &lo,
-					     &hi) &&
-				     summary(nreads[k][w][b], rounds, &med, &lo,
-					     &hi);
 				printf("| %u | %s | %s | ", readers_of[w],
 				       block_name[b], systems[k].name);
-				if (!ok) {
-					printf("- | - | - |\n");
+				if (!summary(mbs[k][w][b], rounds, &med, &lo,
+					     &hi) ||
+				    !summary(nreads[k][w][b], rounds, &med, &lo,
+					     &hi)) {
+					printf("- | - | - | - |\n");
 					continue;
 				}
 				for (r = 0; r < rounds; r++) {
@@ -320,6 +346,8 @@ static void report_cpu(unsigned rounds)
 
 					per_req[r] = cpu_ms[k][w][b][r] * 1e3 /
 						     (n > 0 ? n : 1);
+					per128[r] = cpu_ms[k][w][b][r] * 1e3 /
+						    units;
 					sw[r] = switches[k][w][b][r] /
 						(n > 0 ? n : 1);
 				}
@@ -328,20 +356,47 @@ static void report_cpu(unsigned rounds)
 				printf("%.0f | ", med);
 				summary(per_req, rounds, &med, &lo, &hi);
 				printf("%.1f | ", med);
+				summary(per128, rounds, &med, &lo, &hi);
+				cpu128[k][w][b] = med;
+				printf("%.1f | ", med);
 				summary(sw, rounds, &med, &lo, &hi);
 				printf("%.2f |\n", med);
 			}
 }
 
 /*
- * Over io_uring against /dev/fuse (issue 17: "report the ratio
- * honestly"): testfs --transport uring over testfs --threads 1 and over
- * testfs --threads N, per round and then the median, as the targets are.
+ * Per round, @num's MB/s over @den's (@den2 >= 0: the faster of @den and
+ * @den2); false if a run of that cell was not made.
+ */
+static bool ratios(unsigned num, unsigned den, int den2, unsigned w, unsigned b,
+		   unsigned rounds, double *v)
+{
+	unsigned r;
+	double d;
+
+	for (r = 0; r < rounds; r++) {
+		d = den2 >= 0 ? best_of(den, (unsigned)den2, w, b, r)
+			      : mbs[den][w][b][r];
+		if (mbs[num][w][b][r] < 0 || mbs[den][w][b][r] < 0 ||
+		    (den2 >= 0 && mbs[den2][w][b][r] < 0) || d <= 0)
+			return false;
+		v[r] = mbs[num][w][b][r] / d;
+	}
+	return true;
+}
+
+/*
+ * Over io_uring against /dev/fuse: testfs --transport uring over testfs
+ * --threads 1, --threads N and the faster of the two, per round and
+ * then the median, as the targets are.
  */
 static void report_uring(unsigned rounds)
 {
+	static const int dens[][2] = { { T_ONE, -1 },
+				       { T_MANY, -1 },
+				       { T_ONE, T_MANY } };
 	double v[MAX_ROUNDS], med, lo, hi;
-	unsigned w, b, r, k;
+	unsigned w, b, i;
 
 	if (!measured(T_URING))
 		return;
@@ -349,19 +404,15 @@ static void report_uring(unsigned rounds)
 	       "uring over testfs\non /dev/fuse, per-round ratios: median "
 	       "(min..max)):\n\n");
 	printf("| readers | read size | uring / --threads 1 | uring / "
-	       "--threads N |\n|--:|--:|--:|--:|\n");
+	       "--threads N | uring / faster of both |\n"
+	       "|--:|--:|--:|--:|--:|\n");
 	for (w = 0; w < NREADERS; w++)
 		for (b = 0; b < NBLOCKS; b++) {
 			printf("| %u | %s |", readers_of[w], block_name[b]);
-			for (k = T_ONE; k <= T_MANY; k++) {
-				for (r = 0; r < rounds; r++)
-					v[r] = mbs[k][w][b][r] > 0 &&
-							       mbs[T_URING][w]
-								  [b][r] >= 0
-						       ? mbs[T_URING][w][b][r] /
-								 mbs[k][w][b][r]
-						       : -1;
-				if (!summary(v, rounds, &med, &lo, &hi)) {
+			for (i = 0; i < 3; i++) {
+				if (!ratios(T_URING, (unsigned)dens[i][0],
+					    dens[i][1], w, b, rounds, v) ||
+				    !summary(v, rounds, &med, &lo, &hi)) {
 					printf(" - |");
 					continue;
 				}
@@ -371,46 +422,105 @@ static void report_uring(unsigned rounds)
 		}
 }
 
+/* One target's line: "median (min..max) PASS|FAIL" (>= @goal). */
+static void verdict(const double *v, unsigned rounds, double goal,
+		    unsigned *pass, unsigned *fail)
+{
+	double med, lo, hi;
+
+	if (!v || !summary(v, rounds, &med, &lo, &hi)) {
+		printf("not measured FAIL\n");
+		(*fail)++;
+		return;
+	}
+	printf("%.2fx (%.2f..%.2f) %s\n", med, lo, hi,
+	       med >= goal ? "PASS" : "FAIL");
+	if (med >= goal)
+		(*pass)++;
+	else
+		(*fail)++;
+}
+
 static void report_targets(unsigned rounds)
 {
 	unsigned w, b, k, pass = 0, fail = 0;
-	double med, lo, hi;
+	double v[MAX_ROUNDS];
+	bool ok;
 
-	printf("\nTargets (issue 17): testfs >= 1.0x the baseline, the median "
-	       "of the per-round\nratios; baseline: minimal 1 thread for 1 "
-	       "reader, the faster minimal server\nof each round for 4 and "
-	       "16 readers.\n\n");
+	printf("\nTargets (medians of the per-round figures, (min..max) "
+	       "over the rounds):\n\n/dev/fuse, tracing on: testfs >= "
+	       "1.00x the faster minimal server\n(minimal 1 thread or %s) "
+	       "of the round\n",
+	       systems[M_MANY].name);
 	for (w = 0; w < NREADERS; w++)
 		for (b = 0; b < NBLOCKS; b++)
-			for (k = T_ONE; k <= T_URING; k++) {
-				const char *base = readers_of[w] == 1
-							   ? "minimal 1 thread"
-							   : "best minimal";
-
-				if (!measured(k))
-					continue;
-				printf("- %2u reader%s, %s: %s / %s: ",
+			for (k = T_ONE; k <= T_MANY; k++) {
+				printf("- %2u reader%s, %s, %s: ",
 				       readers_of[w],
 				       readers_of[w] > 1 ? "s" : "",
-				       block_name[b], systems[k].name, base);
-				if (!summary(mbs[k][w][b], rounds, &med, &lo,
-					     &hi) ||
-				    !summary(mbs[M_ONE][w][b], rounds, &med,
-					     &lo, &hi) ||
-				    !summary(mbs[M_MANY][w][b], rounds, &med,
-					     &lo, &hi)) {
-					printf("not measured\n");
-					fail++;
-					continue;
-				}
-				summary(ratio[k][w][b], rounds, &med, &lo, &hi);
-				printf("%.2fx (%.2f..%.2f) %s\n", med, lo, hi,
-				       med >= 1.0 ? "PASS" : "FAIL");
-				if (med >= 1.0)
-					pass++;
-				else
-					fail++;
+				       block_name[b], systems[k].name);
+				ok = measured(k) &&
+				     ratios(k, M_ONE, M_MANY, w, b, rounds, v);
+				verdict(ok ? v : NULL, rounds, 1.0, &pass,
+					&fail);
 			}
+	printf("\nio_uring: testfs --transport uring >= 1.00x (4 and 16 "
+	       "readers), >= 0.95x (1 reader)\nthe faster testfs over "
+	       "/dev/fuse of the round\n");
+	for (w = 0; w < NREADERS; w++)
+		for (b = 0; b < NBLOCKS; b++) {
+			printf("- %2u reader%s, %s: ", readers_of[w],
+			       readers_of[w] > 1 ? "s" : "", block_name[b]);
+			if (!measured(T_URING)) {
+				printf("not measured (%s) FAIL\n",
+				       systems[T_URING].skip);
+				fail++;
+				continue;
+			}
+			ok = ratios(T_URING, T_ONE, T_MANY, w, b, rounds, v);
+			verdict(ok ? v : NULL, rounds,
+				readers_of[w] == 1 ? 0.95 : 1.0, &pass, &fail);
+		}
+	printf("\nServer CPU per 128 KiB read <= 42 us, every cell "
+	       "(1/4/16 readers x 1 MiB/4 KiB):\n");
+	for (k = T_ONE; k <= T_URING; k++) {
+		double worst = 0;
+		bool missing = false;
+
+		if (!measured(k))
+			continue;
+		printf("- %s:", systems[k].name);
+		for (w = 0; w < NREADERS; w++)
+			for (b = 0; b < NBLOCKS; b++) {
+				double c = cpu128[k][w][b];
+
+				printf(" %.1f", c);
+				missing |= c < 0;
+				if (c > worst)
+					worst = c;
+			}
+		if (missing) {
+			printf(": not measured (no CPU figures) FAIL\n");
+			fail++;
+			continue;
+		}
+		printf(" us: worst %.1f us %s\n", worst,
+		       worst <= 42.0 ? "PASS" : "FAIL");
+		if (worst <= 42.0)
+			pass++;
+		else
+			fail++;
+	}
+	printf("\nTracing: testfs --threads 1 with tracing on reads at most "
+	       "3%% slower than\nwith --no-trace (on / off >= 0.97x)\n");
+	for (w = 0; w < NREADERS; w++)
+		for (b = 0; b < NBLOCKS; b++) {
+			printf("- %2u reader%s, %s: ", readers_of[w],
+			       readers_of[w] > 1 ? "s" : "", block_name[b]);
+			ok = measured(T_NOTRACE) &&
+			     ratios(T_ONE, T_NOTRACE, -1, w, b, rounds, v);
+			verdict(ok ? v : NULL, rounds, 0.97, &pass, &fail);
+		}
 	printf("\n%u passed, %u failed.\n", pass, fail);
 }
 
@@ -419,23 +529,27 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: concurrency [--rounds N] [--size MIB] [--threads N] "
 		"[--raw]\n"
-		"                   [--pattern P] [--daemon-arg ARG]...\n"
+		"                   [--pattern P] [--fill-line] [--daemon-arg "
+		"ARG]...\n"
 		"Throughput of 1, 4 and 16 concurrent readers (read(2) of 1 "
 		"MiB and 4 KiB, cold)\n"
 		"on testfs --threads 1, testfs --threads N, testfs "
 		"--transport uring (if the\n"
-		"daemon has it), the minimal FUSE server on 1 and N threads "
-		"and tmpfs, alternating;\n"
-		"prints medians, ratios and PASS/FAIL for issue 17's targets."
+		"daemon has it), testfs --no-trace, the minimal FUSE server "
+		"(static buffer) on\n"
+		"1 and N threads and tmpfs, alternating;\n"
+		"prints medians, ratios and PASS/FAIL against the targets."
 		"\n"
 		"  --rounds N   counted rounds after one warm-up (1..%d, "
-		"default 7)\n"
+		"default 9)\n"
 		"  --size MIB   file size in MiB (16..4096, default 256)\n"
 		"  --threads N  N for testfs and the minimal server (2..256, "
 		"default 4)\n"
 		"  --raw        every run on stderr\n"
 		"  --pattern P  testfs's content: stamp (default), zero or "
 		"random\n"
+		"  --fill-line  also the minimal server memset()ing each reply "
+		"(not a baseline)\n"
 		"  --daemon-arg ARG  pass ARG to every testfs (repeatable, "
 		"up to %d)\n"
 		"Environment: TESTFS_BIN, MINIMAL_SERVER (default: the ones "
@@ -479,6 +593,10 @@ static int parse_args(int argc, char **argv, unsigned *rounds,
 		}
 		if (!strcmp(argv[i], "--raw")) {
 			raw = true;
+			continue;
+		}
+		if (!strcmp(argv[i], "--fill-line")) {
+			fill_line = true;
 			continue;
 		}
 		if (!strcmp(argv[i], "--pattern")) {
@@ -529,7 +647,7 @@ static int parse_args(int argc, char **argv, unsigned *rounds,
 int main(int argc, char **argv)
 {
 	char *testfs = NULL, *minimal = NULL;
-	unsigned rounds = 7, size_mib = 256, threads = 4, round, k;
+	unsigned rounds = 9, size_mib = 256, threads = 4, round, k;
 	struct conc_setup setup;
 	struct sigaction sa;
 	char la[64], date[64];
@@ -562,9 +680,9 @@ int main(int argc, char **argv)
 	sigaction(SIGALRM, &sa, NULL);
 	file_size = (uint64_t)size_mib * MIB;
 	bench_progress("concurrency", "starting the servers");
-	setup = (struct conc_setup){ testfs,	   minimal, file_size,
-				     threads,	   pattern, daemon_args,
-				     n_daemon_args };
+	setup = (struct conc_setup){ testfs,	    minimal,  file_size,
+				     threads,	    pattern,  daemon_args,
+				     n_daemon_args, fill_line };
 	if (conc_start_all(&setup))
 		goto out;
 	strftime(date, sizeof(date), "%Y-%m-%d %H:%M UTC", gmtime(&now));

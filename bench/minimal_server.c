@@ -36,14 +36,13 @@
  *
  * --fill says how a reply's bytes come to be. static (the default): they
  * are the static buffer, written once, so a read costs no work on the
- * data at all: the floor of FUSE itself, which even testfs's zero file
- * cannot reach (bench/throughput). memset: every read writes its bytes
- * with memset() into the request thread's own buffer first, as testfs
- * does for its zero pattern (src/store/pattern.c), the cheapest way a
- * server can produce data per request; bench/concurrency uses this, so
- * that the comparison is of what a server does per request besides
- * producing the bytes, and no server's data comes cheaper than a
- * memset().
+ * data at all, as the smallest real server replies from a buffer it
+ * already has: the floor of FUSE itself, and the baseline of
+ * bench/throughput and bench/concurrency (testfs's zero file replies the
+ * same way, from one buffer written once). memset: every read writes its
+ * bytes with memset() into the request thread's own buffer first, the
+ * cheapest way a server can produce data per request; bench/concurrency
+ * --fill-line shows it as a second line, never as the baseline.
  *
  * With --ready-fd N it writes "ready\n" to N once the mount answers
  * (a helper thread opens the root directory, which waits for the INIT

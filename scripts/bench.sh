@@ -56,6 +56,12 @@ t_start=$(date +%s)
 
 progress "building with scripts/setup.sh into $builddir"
 bash scripts/setup.sh >&2
+# perf for the profile (scripts/packages.sh: bench_packages).
+if [ "$perf_on" = 1 ]; then
+	# shellcheck source=scripts/packages.sh
+	. scripts/packages.sh
+	install_missing "benchmarks" "${bench_packages[@]}" >&2 || true
+fi
 
 testfs_bin=$(realpath "$builddir/src/testfs")
 minimal_bin=$(realpath "$builddir/bench/minimal_server")
@@ -109,10 +115,10 @@ progress "throughput benchmark ($builddir/bench/throughput${quick:+ $quick})"
 timeout 1800 "$builddir/bench/throughput" $quick >"$work/throughput.txt"
 
 progress "concurrent readers ($builddir/bench/concurrency)"
-conc_rounds=7
+conc_rounds=9
 [ -n "$quick" ] && conc_rounds=3
-timeout 1800 "$builddir/bench/concurrency" --rounds "$conc_rounds" \
-	>"$work/concurrency.txt"
+timeout 2400 "$builddir/bench/concurrency" --rounds "$conc_rounds" \
+	--fill-line >"$work/concurrency.txt"
 
 progress "pattern generation ($builddir/bench/pattern_speed${quick:+ $quick})"
 timeout 600 "$builddir/bench/pattern_speed" $quick >"$work/pattern.txt"
@@ -382,12 +388,16 @@ minutes=$(( ($(date +%s) - t_start + 59) / 60 ))
 	echo
 	echo "## Concurrent readers and --threads"
 	echo
-	echo "\`build/bench/concurrency --rounds $conc_rounds\`: 1, 4 and 16 readers"
-	echo "(each its own slice of a 256 MiB file, read(2) of 1 MiB or 4 KiB, cold)"
-	echo "on testfs --threads 1 and 4 (stamp, log and tracing on), testfs"
-	echo "--transport uring when the daemon has it, the minimal server on 1 and 4"
-	echo "threads (--fill memset) and tmpfs, alternating; read_ahead_kb 128. The"
-	echo "program's comment says exactly what it measures."
+	echo "\`build/bench/concurrency --rounds $conc_rounds --fill-line\`: 1, 4 and 16"
+	echo "readers (each its own slice of a 256 MiB file, read(2) of 1 MiB or 4 KiB,"
+	echo "cold) on testfs --threads 1 and 4 (stamp, log and tracing on), testfs"
+	echo "--transport uring when the daemon has it, testfs --threads 1 --no-trace,"
+	echo "the minimal server replying from its static buffer on 1 and 4 threads"
+	echo "(the floor: the baseline is the faster of the two in each round and"
+	echo "cell), the minimal server filling each reply with memset (a second line,"
+	echo "never the baseline) and tmpfs, alternating; read_ahead_kb 128. The"
+	echo "program's comment says exactly what it measures; \`--rounds 1 --size 16\`"
+	echo "is the short run the test suite makes (tests/bench_conc_short.sh)."
 	echo
 	cat "$work/concurrency.txt"
 	echo

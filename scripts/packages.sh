@@ -26,6 +26,11 @@ test_packages=(chromium zlib1g-dev qemu-system-x86 busybox-static python3
 	binutils lava-common)
 
 # shellcheck disable=SC2034
+# The benchmarks (scripts/bench.sh): perf for the profile of the servers
+# during a 1 MiB read stream (Debian's perf is in linux-perf).
+bench_packages=(linux-perf)
+
+# shellcheck disable=SC2034
 # testfs-matrix's QEMU guests and Debian's kernels (scripts/setup.sh
 # --matrix; the list testfs-matrix itself checks: matrix/prereq.c).
 matrix_packages=(qemu-system-x86 busybox-static apt dpkg xz-utils)

@@ -58,6 +58,10 @@ struct testfs_transport {
 	unsigned entries; /* ring entries per queue */
 	char note[320];	  /* why uring is not used, or what testfs did */
 	struct uring_transport *ring; /* NULL without --transport uring */
+	/* Where the reply to the request this thread is serving can be
+	 * written in place (a ring entry's payload), or NULL: set with the
+	 * ring, asked by the read path for @len bytes. */
+	char *(*reply_space)(size_t len);
 	/* The FUSE_INIT request: its unique, whether it offered the ring. */
 	uint64_t init_unique;
 	bool init_offered;

@@ -204,13 +204,21 @@ bool uring_transport_reply(struct uring_transport *u, const struct iovec *iov,
 			len = 0;
 			break;
 		}
-		memcpy(e->payload + len, iov[i].iov_base, iov[i].iov_len);
+		/* Written in place (uring_transport_payload()): no copy. */
+		if (iov[i].iov_base != e->payload + len)
+			memcpy(e->payload + len, iov[i].iov_base,
+			       iov[i].iov_len);
 		len += iov[i].iov_len;
 	}
 	e->hdr->ring_ent_in_out.payload_sz = (uint32_t)len;
 	e->commit_id = out->unique;
 	commit(e);
 	return true;
+}
+
+char *uring_transport_payload(size_t len)
+{
+	return serving && len <= self->u->payload ? serving->payload : NULL;
 }
 
 /* A request the kernel put in @e, as /dev/fuse would deliver it. */

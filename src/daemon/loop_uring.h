@@ -74,6 +74,14 @@ bool uring_transport_reply(struct uring_transport *u, const struct iovec *iov,
 			   int count);
 
 /*
+ * On a queue's thread, while it serves a request: that entry's payload
+ * buffer if it holds @len bytes, else NULL. A reply whose body is
+ * already there is committed without a copy (the read path generates
+ * straight into it: t->transport.reply_space).
+ */
+char *uring_transport_payload(size_t len);
+
+/*
  * Serving ends: requests that reach an entry from now on are left to
  * the kernel (it ends them when the connection goes), as requests not
  * yet read from /dev/fuse are; replies still commit.

@@ -152,6 +152,8 @@ void transport_prepare(struct testfs *t)
 				    sizeof(why)) < 0)
 		snprintf(t->transport.note, sizeof(t->transport.note), "%s",
 			 why);
+	else
+		t->transport.reply_space = uring_transport_payload;
 }
 
 int transport_install(struct testfs *t)

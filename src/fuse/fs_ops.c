@@ -3,7 +3,9 @@
  * The FUSE front end: lowlevel request handlers for the synthetic files and
  * the control directory. Data reads are the hot path: they generate the
  * pattern into a per-thread buffer (allocated once, at the thread's first
- * read), log the request in the ring and reply, taking no lock. Once a
+ * read) or straight into a ring entry's payload (--transport uring), a
+ * zero file replies from one buffer of zeros, written once; they log the
+ * request in the ring and reply, taking no lock. Once a
  * latency or error rule exists (slow_active), every read also takes the
  * rule set's lock to decide; a delayed read takes the delay queue's lock
  * for a buffer (malloc'ed when its pool is empty) and to queue the reply
@@ -226,6 +228,27 @@ static char *read_buffer(void)
 	return buf;
 }
 
+/*
+ * The bytes of every zero file: one buffer, written once at the first
+ * read of one (so its pages are its own, not the kernel's shared zero
+ * page) and never again. A zero file's reply points into it.
+ */
+static char *zero_buf;
+static pthread_once_t zero_once = PTHREAD_ONCE_INIT;
+
+static void zero_buf_init(void)
+{
+	zero_buf = aligned_alloc(4096, TESTFS_READ_MAX);
+	if (zero_buf)
+		memset(zero_buf, 0, TESTFS_READ_MAX);
+}
+
+static const char *zero_bytes(void)
+{
+	pthread_once(&zero_once, zero_buf_init);
+	return zero_buf;
+}
+
 static void read_control(fuse_req_t req, size_t size, off_t off,
 			 struct fuse_file_info *fi)
 {
@@ -316,15 +339,20 @@ void fs_claim_settle(struct testfs *t)
 
 /*
  * The reply's data: up to @size bytes of @n at @off, 0 past the end. A
- * synthetic file's pattern is generated into @buf; a backing file is read
- * into the thread's registered buffer, *data pointing there (copied to
- * @buf only when the reply must outlive the next read: @copy). Returns the
- * byte count or a negative errno.
+ * synthetic file's pattern is generated into @buf, or straight into the
+ * reply's place when the transport has one (t->transport.reply_space: a
+ * ring entry's payload); a zero file's reply is the zero buffer itself. A
+ * backing file is read into the thread's registered buffer, *data pointing
+ * there. With @copy (the reply outlives this call: delayed or held)
+ * the bytes are always in @buf. Returns the byte count or a negative
+ * errno.
  */
-static int64_t fill_data(struct node *n, uint64_t off, size_t size, char *buf,
-			 bool copy, const char **data)
+static int64_t fill_data(struct testfs *t, struct node *n, uint64_t off,
+			 size_t size, char *buf, bool copy, const char **data)
 {
+	const char *zeros;
 	uint64_t len = 0;
+	char *space;
 	int64_t got;
 
 	*data = buf;
@@ -336,12 +364,20 @@ static int64_t fill_data(struct node *n, uint64_t off, size_t size, char *buf,
 		}
 		return got;
 	}
-	if (off < n->size) {
-		len = n->size - off;
-		if (len > size)
-			len = size;
-		pattern_generate(&n->source, off, buf, len);
+	if (off >= n->size)
+		return 0;
+	len = n->size - off;
+	if (len > size)
+		len = size;
+	if (!copy && n->source.kind == TESTFS_PATTERN_ZERO &&
+	    (zeros = zero_bytes()) != NULL) {
+		*data = zeros;
+		return (int64_t)len;
 	}
+	if (!copy && t->transport.reply_space &&
+	    (space = t->transport.reply_space((size_t)len)) != NULL)
+		*data = buf = space;
+	pattern_generate(&n->source, off, buf, len);
 	return (int64_t)len;
 }
 
@@ -386,7 +422,7 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	if (!buf)
 		return (void)fuse_reply_err(req, ENOMEM);
 	if (!v.err)
-		got = fill_data(n, (uint64_t)off, size, buf, queued, &data);
+		got = fill_data(t, n, (uint64_t)off, size, buf, queued, &data);
 	/* A backing file that cannot be read answers with its error. */
 	if (got < 0)
 		v.err = (int)-got;
