@@ -189,6 +189,20 @@ static void run_readers(enum access how)
 	}
 }
 
+/*
+ * READERS readers of big.bin, cold: every page read while nothing was
+ * cached, the log exact and in the kernel's order (check_fetched()).
+ */
+static void read_all(enum access how)
+{
+	size_t fetched;
+
+	cold("big.bin");
+	run_readers(how);
+	fetched = check_fetched("big.bin", BIG_PAGES);
+	cr_assert_geq(fetched, BIG_PAGES, "only %zu pages fetched", fetched);
+}
+
 static unsigned count_tasks(pid_t pid)
 {
 	char path[64];
@@ -221,33 +235,17 @@ Test(threads, config_says_threads)
 
 Test(threads, sixteen_sequential_readers_4k)
 {
-	size_t fetched;
-
-	cold("big.bin");
-	run_readers(ACCESS_PREAD_4K);
-	fetched = check_fetched("big.bin", BIG_PAGES);
-	/* Every page was read while nothing was cached. */
-	cr_assert_geq(fetched, BIG_PAGES, "only %zu pages fetched", fetched);
+	read_all(ACCESS_PREAD_4K);
 }
 
 Test(threads, sixteen_sequential_readers_1m)
 {
-	size_t fetched;
-
-	cold("big.bin");
-	run_readers(ACCESS_PREAD_1M);
-	fetched = check_fetched("big.bin", BIG_PAGES);
-	cr_assert_geq(fetched, BIG_PAGES, "only %zu pages fetched", fetched);
+	read_all(ACCESS_PREAD_1M);
 }
 
 Test(threads, sixteen_mmap_readers)
 {
-	size_t fetched;
-
-	cold("big.bin");
-	run_readers(ACCESS_MMAP);
-	fetched = check_fetched("big.bin", BIG_PAGES);
-	cr_assert_geq(fetched, BIG_PAGES, "only %zu pages fetched", fetched);
+	read_all(ACCESS_MMAP);
 }
 
 /* Positions are handed out once each: no record lost, none pending. */
@@ -295,22 +293,12 @@ Test(one_thread, config_says_one)
 
 Test(one_thread, sixteen_sequential_readers_4k)
 {
-	size_t fetched;
-
-	cold("big.bin");
-	run_readers(ACCESS_PREAD_4K);
-	fetched = check_fetched("big.bin", BIG_PAGES);
-	cr_assert_geq(fetched, BIG_PAGES, "only %zu pages fetched", fetched);
+	read_all(ACCESS_PREAD_4K);
 }
 
 Test(one_thread, sixteen_sequential_readers_1m)
 {
-	size_t fetched;
-
-	cold("big.bin");
-	run_readers(ACCESS_PREAD_1M);
-	fetched = check_fetched("big.bin", BIG_PAGES);
-	cr_assert_geq(fetched, BIG_PAGES, "only %zu pages fetched", fetched);
+	read_all(ACCESS_PREAD_1M);
 }
 
 /* ---- ending the daemon while its threads are busy ---- */

@@ -3,7 +3,9 @@
  * The FUSE front end: lowlevel request handlers for the synthetic files and
  * the control directory. Data reads are the hot path: they generate the
  * pattern into a per-thread buffer (allocated once, at the thread's first
- * read), log the request in the ring and reply, taking no lock. Once a
+ * read), log the request and reply; the only lock they take is the log's
+ * reorder stage's (log/log_order.h), briefly, as the request arrives and
+ * as its record is published. Once a
  * latency or error rule exists (slow_active), every read also takes the
  * rule set's lock to decide; a delayed read takes the delay queue's lock
  * for a buffer (malloc'ed when its pool is empty) and to queue the reply
