@@ -107,6 +107,7 @@ static void convert_read(const struct log_record *in,
 	out->pid = in->read.pid;
 	out->err = in->read.err;
 	out->direct = (in->flags & LOG_FLAG_DIRECT) != 0;
+	out->unique = in->read.unique;
 	convert_attr(&in->read.attr, out);
 }
 

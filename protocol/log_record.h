@@ -9,6 +9,7 @@
 #ifndef TESTFS_LOG_RECORD_H
 #define TESTFS_LOG_RECORD_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 enum log_kind {
@@ -126,6 +127,14 @@ struct log_record {
 			int32_t err; /* 0 or the errno answered */
 			uint32_t reserved2;
 			struct log_attr attr;
+			/*
+			 * The kernel's FUSE unique of the request (its
+			 * fuse_in_header), 0 if unknown. The kernel numbers
+			 * requests in the order it queues them, so the log's
+			 * reads come in increasing unique order (the
+			 * LOG_BIN_UNIQUE flag of log.bin says it is filled).
+			 */
+			uint64_t unique;
 		} read;
 		struct {
 			/*
@@ -170,6 +179,8 @@ struct log_record {
 };
 
 _Static_assert(sizeof(struct log_record) == 128, "log record is 128 bytes");
+_Static_assert(offsetof(struct log_record, read.unique) == 120,
+	       "unique fills the end of a read's reserved space");
 
 /*
  * MOUNT/.testfs/log.bin: this header, then `count` records. Shared by the
@@ -200,6 +211,9 @@ struct log_bin_header {
 /* ... on a kernel without the readahead:* events: no read names its cause
  * or its trigger (read(2) may have started any of them). */
 #define LOG_BIN_NO_CAUSES 0x8
+/* Read records carry the kernel's unique (read.unique) and come in its
+ * increasing order. Older daemons leave the field 0 and the flag off. */
+#define LOG_BIN_UNIQUE 0x10
 
 _Static_assert(sizeof(struct log_bin_header) == 64, "64-byte header");
 

@@ -396,6 +396,7 @@ void harness_log(struct tfs_mount *m, struct tfs_log *log)
 	log->lost = hdr.lost;
 	log->first_seq = hdr.first_seq;
 	log->next_seq = hdr.next_seq;
+	log->flags = hdr.flags;
 	log->recs = malloc(hdr.count * sizeof(struct log_record) + 1);
 	cr_assert_not_null(log->recs);
 	memcpy(log->recs, buf + sizeof(hdr),
@@ -407,6 +408,40 @@ void harness_log_free(struct tfs_log *log)
 {
 	free(log->recs);
 	memset(log, 0, sizeof(*log));
+}
+
+size_t harness_assert_kernel_order(const struct tfs_log *log)
+{
+	uint64_t last = 0;
+	size_t i, reads = 0;
+
+	cr_assert(log->flags & LOG_BIN_UNIQUE, "log.bin lacks LOG_BIN_UNIQUE");
+	cr_assert_eq(log->lost, 0, "%llu records lost",
+		     (unsigned long long)log->lost);
+	for (i = 0; i < log->count; i++) {
+		const struct log_record *r = &log->recs[i];
+
+		if (i)
+			cr_assert_eq(r->seq, log->recs[i - 1].seq + 1,
+				     "seq %llu follows %llu",
+				     (unsigned long long)r->seq,
+				     (unsigned long long)log->recs[i - 1].seq);
+		if (r->kind != LOG_READ)
+			continue;
+		cr_assert_neq(r->read.unique, 0, "seq %llu: no unique",
+			      (unsigned long long)r->seq);
+		cr_assert_eq(r->read.unique & 1, 0, "seq %llu: odd unique %llu",
+			     (unsigned long long)r->seq,
+			     (unsigned long long)r->read.unique);
+		cr_assert_gt(r->read.unique, last,
+			     "seq %llu: unique %llu after %llu",
+			     (unsigned long long)r->seq,
+			     (unsigned long long)r->read.unique,
+			     (unsigned long long)last);
+		last = r->read.unique;
+		reads++;
+	}
+	return reads;
 }
 
 size_t harness_fetch_counts(const struct tfs_log *log, uint64_t ino,

@@ -61,6 +61,7 @@ struct tfs_log {
 	uint64_t lost;
 	uint64_t first_seq;
 	uint64_t next_seq;
+	uint32_t flags; /* LOG_BIN_* */
 };
 
 /* Skips the test where FUSE is unusable; under CI=true fails instead. */
@@ -112,6 +113,13 @@ void harness_settle(struct tfs_mount *m);
 /* Snapshot of .testfs/log.bin. */
 void harness_log(struct tfs_mount *m, struct tfs_log *log);
 void harness_log_free(struct tfs_log *log);
+
+/*
+ * The log is whole and in the kernel's order: nothing lost, seq without
+ * a gap, every read with its FUSE unique (even, not 0), the uniques
+ * strictly increasing. Returns the reads.
+ */
+size_t harness_assert_kernel_order(const struct tfs_log *log);
 
 /*
  * Per-page fetch counts of file @ino from @log into @counts (@npages

@@ -112,6 +112,8 @@ static void check_phase(const char *name, size_t npages, struct counts before)
 	harness_log(&mnt, &log);
 	recs = harness_fetch_counts(&log, harness_ino(harness_path(&mnt, name)),
 				    per, npages);
+	/* Every queue's reads, in the kernel's order. */
+	harness_assert_kernel_order(&log);
 	harness_log_free(&log);
 	free(per);
 	cr_assert_gt(recs, 0);
@@ -191,6 +193,101 @@ Test(uring, read_4k_stream_is_exact)
 Test(uring, read_1m_stream_is_exact)
 {
 	read_stream(1u << 20);
+}
+
+/* A reader of its own share of big.bin, on one CPU (so one queue). */
+struct cpu_reader {
+	pthread_t th;
+	int cpu;
+	uint64_t first, npages;
+	size_t step;
+	int err;
+	uint64_t bad; /* the first wrong offset, or UINT64_MAX */
+};
+
+static void *cpu_reader_main(void *arg)
+{
+	struct cpu_reader *r = arg;
+	char *buf = malloc(r->step);
+	cpu_set_t set;
+	uint64_t off, end = (r->first + r->npages) * PAGE, bad;
+	int fd;
+
+	r->bad = UINT64_MAX;
+	CPU_ZERO(&set);
+	CPU_SET(r->cpu, &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	fd = open(harness_path(&mnt, "big.bin"), O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || !buf) {
+		r->err = fd < 0 ? errno : ENOMEM;
+		free(buf);
+		return NULL;
+	}
+	for (off = r->first * PAGE; off < end; off += r->step) {
+		if (pread(fd, buf, r->step, (off_t)off) != (ssize_t)r->step) {
+			r->err = errno ? errno : EIO;
+			break;
+		}
+		if (r->bad == UINT64_MAX &&
+		    testfs_verify("stamp", "big.bin", off, buf, r->step,
+				  &bad) != 0)
+			r->bad = bad;
+	}
+	close(fd);
+	free(buf);
+	return NULL;
+}
+
+/*
+ * Readers on every CPU at once, so every queue takes requests while the
+ * others do (the kernel queues a request on its task's CPU): the log is
+ * exact and in the kernel's order (check_phase()).
+ */
+static void read_on_every_cpu(size_t step, unsigned per_cpu)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned n, i;
+	struct cpu_reader *r;
+	struct counts before;
+
+	if (ncpu < 1)
+		ncpu = 1;
+	if (ncpu > 8)
+		ncpu = 8;
+	n = (unsigned)ncpu * per_cpu;
+	r = calloc(n, sizeof(*r));
+	cr_assert(r);
+	cold("big.bin");
+	before = reads_now();
+	for (i = 0; i < n; i++) {
+		r[i].cpu = (int)(i % (unsigned)ncpu);
+		r[i].npages = BIG_PAGES / n;
+		r[i].first = i * r[i].npages;
+		r[i].step = step;
+		cr_assert_eq(
+			pthread_create(&r[i].th, NULL, cpu_reader_main, &r[i]),
+			0);
+	}
+	for (i = 0; i < n; i++)
+		pthread_join(r[i].th, NULL);
+	for (i = 0; i < n; i++) {
+		cr_assert_eq(r[i].err, 0, "reader %u: %s", i,
+			     strerror(r[i].err));
+		cr_assert_eq(r[i].bad, UINT64_MAX,
+			     "reader %u: wrong data at %" PRIu64, i, r[i].bad);
+	}
+	free(r);
+	check_phase("big.bin", BIG_PAGES, before);
+}
+
+Test(uring, readers_on_every_queue_4k_in_kernel_order)
+{
+	read_on_every_cpu(PAGE, 2);
+}
+
+Test(uring, readers_on_every_queue_1m_in_kernel_order)
+{
+	read_on_every_cpu(1u << 20, 4);
 }
 
 /* Maps @npages from page @first; @split: alternate 4 MiB VMAs. */

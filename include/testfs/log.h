@@ -126,6 +126,12 @@ struct testfs_record {
 	 * sendfile: no fault before it in the same task).
 	 */
 	bool by_read;
+	/**
+	 * The kernel's FUSE request id (reads): the log's reads come in its
+	 * increasing order, which is the order the kernel queued them in.
+	 * 0 for marks, and for reads of a daemon that did not record it.
+	 */
+	uint64_t unique;
 };
 
 /** A snapshot of the log since the last clear. */

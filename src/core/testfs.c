@@ -23,8 +23,12 @@ void testfs_destroy(struct testfs *t)
 	pthread_cond_destroy(&t->workers_done);
 }
 
+__thread uint64_t testfs_request_unique;
+
 uint64_t testfs_correlate_sync(struct testfs *t)
 {
+	if (t->order)
+		log_order_settle(t->order, testfs_request_unique);
 	if (!atomic_load(&t->trace_decided) || !t->corr)
 		return UINT64_MAX;
 	correlator_sync(t->corr, 1000);

@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "log_order.h"
 #include "log_ring.h"
 #include "log_writer.h"
 #include "fileset.h"
@@ -98,8 +99,11 @@ struct handle_link {
 
 struct testfs {
 	const struct options *opts;
-	struct fileset files;	   /* read path, immutable */
-	struct log_ring log;	   /* read path, lock-free */
+	struct fileset files; /* read path, immutable */
+	struct log_ring log;  /* read path, lock-free */
+	/* Puts the reads several threads take back in the kernel's order
+	 * before they enter the ring (log/log_order.h). */
+	struct log_order *order;
 	struct log_writer *writer; /* NULL without --log */
 	struct testfs_stats stats; /* read path, atomics */
 	struct fuse_session *se;
@@ -156,10 +160,17 @@ void testfs_init(struct testfs *t);
 void testfs_destroy(struct testfs *t);
 
 /*
- * Attributes the reads so far (no-op without tracing) and returns the
- * log position before which every record is final (UINT64_MAX without
- * tracing): a reader shows records up to there, so none is shown before
- * its cause is known.
+ * The FUSE unique of the request this thread is serving (0: none, or not
+ * known), set by the request loops.
+ */
+extern __thread uint64_t testfs_request_unique;
+
+/*
+ * Puts every read the kernel sent before the request being served into
+ * the ring (log_order_settle()), attributes the reads so far (no-op
+ * without tracing) and returns the log position before which every
+ * record is final (UINT64_MAX without tracing): a reader shows records up
+ * to there, so none is shown before its cause is known.
  */
 uint64_t testfs_correlate_sync(struct testfs *t);
 

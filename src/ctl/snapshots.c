@@ -108,6 +108,7 @@ static void render_log_bin(struct testfs *t, struct strbuf *sb)
 		hdr.flags |= LOG_BIN_TRACE_FOLIOS;
 	if (t->corr && !correlator_causes(t->corr, NULL, 0))
 		hdr.flags |= LOG_BIN_NO_CAUSES;
+	hdr.flags |= LOG_BIN_UNIQUE;
 	memcpy(sb->data, &hdr, sizeof(hdr));
 }
 
@@ -334,6 +335,7 @@ static void render_stats(struct testfs *t, struct strbuf *sb)
 	struct testfs_stats *s = &t->stats;
 	uint64_t head = log_ring_head(&t->log);
 	uint64_t clear = atomic_load(&t->log.clear_pos);
+	struct log_order_stats os;
 
 	strbuf_addf(
 		sb,
@@ -357,6 +359,14 @@ static void render_stats(struct testfs *t, struct strbuf *sb)
 		ld(&s->dev_reads), ld(&s->uring_requests), ld(&s->uring_reads),
 		t->delays ? delay_queue_pending(t->delays) : (size_t)0);
 	delay_queue_format_held(t->delays, sb, usage_name, t);
+	if (t->order) {
+		log_order_stats(t->order, &os);
+		strbuf_addf(sb,
+			    ",\"order_gaps\":%" PRIu64
+			    ",\"order_late\":%" PRIu64
+			    ",\"order_waiting\":%" PRIu64,
+			    os.gaps, os.late, os.waiting);
+	}
 	strbuf_adds(sb, ",\"slow\":");
 	rules_format_json(t->rules, sb);
 	strbuf_adds(sb, ",");

@@ -12,16 +12,10 @@
 
 struct loop_mt {
 	struct testfs *t;
-	/* Held by the thread whose turn it is to read /dev/fuse. */
-	pthread_mutex_t turn;
+	pthread_mutex_t lock;
 	sem_t ended; /* posted by a thread that saw the session end */
-	int error;   /* under turn */
+	int error;   /* under lock */
 };
-
-static void unlock_turn(void *arg)
-{
-	pthread_mutex_unlock(arg);
-}
 
 /* testfs's stop flag (set by stop signals), or the session ended. */
 static bool loop_mt_stopping(struct testfs *t)
@@ -44,33 +38,28 @@ static void *request_thread(void *arg)
 	memset(&buf, 0, sizeof(buf));
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
 	pthread_cleanup_push(free_buf, &buf);
-	for (;;) {
-		pthread_mutex_lock(&l->turn);
-		/* Checked only between requests: a request read is answered. */
-		if (loop_mt_stopping(l->t)) {
-			pthread_mutex_unlock(&l->turn);
-			break;
-		}
+	/* Checked only between requests: a request read is answered. */
+	while (!loop_mt_stopping(l->t)) {
 		/*
-		 * Ending the loop cancels the thread waiting in read(2); the
-		 * others are not waiting there and finish their request.
+		 * Every thread reads at once; ending the loop cancels the
+		 * ones waiting in read(2), the others finish their request.
 		 */
-		pthread_cleanup_push(unlock_turn, &l->turn);
 		pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
 		res = fuse_session_receive_buf(se, &buf);
 		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
-		if (res > 0)
-			fs_claim(l->t, &buf);
-		else if (res < 0 && res != -EINTR && !l->error)
-			l->error = res;
-		pthread_cleanup_pop(1);
 		if (res == -EINTR)
 			continue;
 		if (res <= 0) {
+			pthread_mutex_lock(&l->lock);
+			if (res < 0 && !l->error)
+				l->error = res;
+			pthread_mutex_unlock(&l->lock);
 			/* 0: unmounted (libfuse has ended the session). */
 			fuse_session_exit(se);
 			break;
 		}
+		/* Registered before anything else: the log's order. */
+		fs_claim(l->t, &buf);
 		fuse_session_process_buf(se, &buf);
 		fs_claim_settle(l->t);
 	}
@@ -105,7 +94,7 @@ int loop_mt_run(struct testfs *t)
 
 	if (!th)
 		return -ENOMEM;
-	pthread_mutex_init(&l.turn, NULL);
+	pthread_mutex_init(&l.lock, NULL);
 	sem_init(&l.ended, 0, 0);
 	for (; n < t->threads; n++) {
 		ret = start_thread(&th[n], &l);
@@ -126,7 +115,7 @@ int loop_mt_run(struct testfs *t)
 	ret = l.error;
 out:
 	sem_destroy(&l.ended);
-	pthread_mutex_destroy(&l.turn);
+	pthread_mutex_destroy(&l.lock);
 	free(th);
 	fuse_session_reset(t->se);
 	return ret;

@@ -2,19 +2,19 @@
 /*
  * The multi-threaded request loop (--threads N, N > 1).
  *
- * The log's order is the kernel's: a read's position is its place among
- * the requests the kernel queued, which the readahead tests and the
- * correlator read windows from. So the N threads take turns at reading
- * /dev/fuse (one waits in read(2), the others answer what they took), and
- * a data read's log position and arrival time are claimed before the
- * turn passes on. Answering (generating the data, the reply, the delay
- * queue, rules) runs in parallel.
+ * The N threads all read /dev/fuse at once and answer in parallel. The
+ * log's order is still the kernel's (the readahead tests and the
+ * correlator read windows from it): each thread registers every request
+ * it takes, by its FUSE unique, with the log's reorder stage
+ * (log/log_order.h) before processing it, and a read's record enters the
+ * log once every request the kernel numbered before it has arrived. A
+ * data read's arrival time and rule verdict are taken at that moment too.
  *
  * All threads read the one session fd. A cloned fd per thread
- * (FUSE_DEV_IOC_CLONE) would not change that order, as every fd of a
+ * (FUSE_DEV_IOC_CLONE) would not change the order, as every fd of a
  * connection takes requests from one queue; but replies must go to the
  * fd a request was read from, and libfuse 3.14 routes them so only in
- * its own loop, which hands out requests without an order.
+ * its own loop.
  */
 #ifndef TESTFS_LOOP_MT_H
 #define TESTFS_LOOP_MT_H

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "thread.h"
+#include "fs_ops.h"
 #include "fuse_uring_abi.h"
 
 /* How long uring_transport_settle() waits for the queues to register. */
@@ -34,6 +35,7 @@ struct uring_ent {
 	_Atomic uint64_t unique;
 	uint64_t commit_id;	/* the reply being committed */
 	struct uring_ent *next; /* on the queue's commit list */
+	struct fs_claim claim;	/* its request, registered as it arrived */
 };
 
 struct uring_queue {
@@ -232,6 +234,7 @@ static void take_request(struct uring_queue *q, struct uring_ent *e)
 	struct fuse_out_header out;
 	size_t op;
 
+	fs_claim_use(&e->claim);
 	/* The first argument is in op_in, the others in the payload. */
 	if (psz > u->payload || in->len < sizeof(*in) + psz ||
 	    in->len - sizeof(*in) - psz > FUSE_URING_OP_IN_OUT_SZ) {
@@ -239,6 +242,7 @@ static void take_request(struct uring_queue *q, struct uring_ent *e)
 		out = (struct fuse_out_header){ sizeof(out), -EIO, in->unique };
 		iov = (struct iovec){ &out, sizeof(out) };
 		uring_transport_reply(u, &iov, 1);
+		fs_claim_settle(u->t);
 		return;
 	}
 	op = in->len - sizeof(*in) - psz;
@@ -257,6 +261,7 @@ static void take_request(struct uring_queue *q, struct uring_ent *e)
 	serving = e;
 	fuse_session_process_buf(u->t->se, &buf);
 	serving = NULL;
+	fs_claim_settle(u->t);
 }
 
 /* Queues the replies other threads sent for submission. */
@@ -276,27 +281,45 @@ static void take_commits(struct uring_queue *q)
 	}
 }
 
-/* Handles the completions there are. */
+/*
+ * Handles the completions there are. The requests of a batch are all
+ * registered with the log's reorder stage before the first is processed:
+ * a read of another queue may wait for one of them.
+ */
 static void drain(struct uring_queue *q, int *first_err)
 {
-	struct io_uring_cqe *cqe;
+	struct io_uring_cqe *cqes[2 * URING_ENTRIES];
+	struct uring_ent *got[2 * URING_ENTRIES];
+	const struct fuse_in_header *in;
+	unsigned n, i, ngot;
 	struct uring_ent *e;
 	int res;
 
-	while (io_uring_peek_cqe(&q->ring, &cqe) == 0) {
-		e = (struct uring_ent *)(uintptr_t)cqe->user_data;
-		res = cqe->res;
-		io_uring_cqe_seen(&q->ring, cqe);
-		if (res < 0) {
-			/* Refused, or ended: -ENOTCONN at teardown. */
-			q->live--;
-			if (first_err && !*first_err)
-				*first_err = res;
-			continue;
+	while ((n = io_uring_peek_batch_cqe(&q->ring, cqes,
+					    2 * URING_ENTRIES))) {
+		ngot = 0;
+		for (i = 0; i < n; i++) {
+			e = (struct uring_ent *)(uintptr_t)cqes[i]->user_data;
+			res = cqes[i]->res;
+			if (res < 0) {
+				/* Refused, or ended: -ENOTCONN at teardown. */
+				q->live--;
+				if (first_err && !*first_err)
+					*first_err = res;
+				continue;
+			}
+			/* After quiescing, the kernel ends it with the
+			 * connection. */
+			if (atomic_load(&q->u->quiesced))
+				continue;
+			in = (const void *)e->hdr->in_out;
+			fs_claim_take(q->u->t, in, e->hdr->op_in,
+				      sizeof(e->hdr->op_in), &e->claim);
+			got[ngot++] = e;
 		}
-		/* After quiescing, the kernel ends it with the connection. */
-		if (!atomic_load(&q->u->quiesced))
-			take_request(q, e);
+		io_uring_cq_advance(&q->ring, n);
+		for (i = 0; i < ngot; i++)
+			take_request(q, got[i]);
 	}
 }
 

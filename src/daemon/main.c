@@ -205,6 +205,14 @@ static int start_log(struct testfs *t, const struct options *o, int log_fd)
 			     strerror(-err));
 		return EXIT_RUNTIME;
 	}
+	err = log_order_init(&t->order, &t->log, (unsigned)o->threads);
+	if (err) {
+		if (log_fd >= 0)
+			close(log_fd);
+		startup_fail(EXIT_RUNTIME, "cannot set up the log: %s",
+			     strerror(-err));
+		return EXIT_RUNTIME;
+	}
 	if (log_fd < 0)
 		return EXIT_OK;
 	err = log_writer_start(&t->writer, &t->log, log_fd, t->page_size,
@@ -223,9 +231,14 @@ static int stop_log(struct testfs *t, const struct options *o)
 	uint64_t unwritten = 0;
 	int err = 0;
 
+	/* Nothing takes requests any more: every read goes in. */
+	if (t->order)
+		log_order_flush(t->order);
 	if (t->writer)
 		err = log_writer_stop(t->writer, &unwritten);
 	t->writer = NULL;
+	log_order_destroy(t->order);
+	t->order = NULL;
 	log_ring_destroy(&t->log);
 	if (err)
 		startup_warn(

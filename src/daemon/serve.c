@@ -26,6 +26,7 @@
 #include "startup.h"
 #include "stop.h"
 #include "transport.h"
+#include "loop_uring.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
@@ -107,6 +108,10 @@ static uint64_t writer_sync(void *arg)
 {
 	struct testfs *t = arg;
 
+	/* Reads held behind a number that never came go in after a while. */
+	log_order_expire(t->order);
+	if (!t->corr)
+		return UINT64_MAX;
 	correlator_sync(t->corr, 1000);
 	return correlator_done_pos(t->corr);
 }
@@ -304,6 +309,14 @@ int serve(struct testfs *t)
 	/* The rings and their threads exist before the INIT reply asks
 	 * the kernel for them: nothing can fail between the two. */
 	transport_prepare(t);
+	/* The threads that take requests, each in its own order. */
+	log_order_set_receivers(
+		t->order,
+		t->threads + (t->transport.ring ? uring_transport_queues(
+							  t->transport.ring)
+						: 0));
+	if (t->writer)
+		log_writer_set_sync(t->writer, writer_sync, t);
 	/* Over /dev/fuse, auto_unmount is enough (daemon/mount_guard.h). */
 	if (!t->transport.ring)
 		mount_guard_release();
@@ -354,6 +367,8 @@ int serve(struct testfs *t)
 	delay_queue_stop(t->delays);
 	t->delays = NULL;
 	transport_stop(t);
+	/* No request is being taken: a read waiting for a number goes in. */
+	log_order_flush(t->order);
 	/* A stop request ends the loop with 0; an unmount is not an error. */
 	if (unmounted(t, ret))
 		ret = 0;
@@ -374,9 +389,10 @@ out_unmount:
 		startup_fail(1, "the mount ended before it was ready");
 	if (readying)
 		pthread_join(ready_th, NULL);
+	log_order_flush(t->order);
+	if (t->writer)
+		log_writer_set_sync(t->writer, NULL, NULL);
 	if (t->corr) {
-		if (t->writer)
-			log_writer_set_sync(t->writer, NULL, NULL);
 		correlator_sync(t->corr, 1000);
 		correlator_stop(t->corr);
 		t->corr = NULL;

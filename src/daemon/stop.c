@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "thread.h"
+#include "fs_ops.h"
 #include "loop_mt.h"
 
 #define WAKE_SIGNAL SIGURG
@@ -207,7 +208,9 @@ static int serve_requests(struct testfs *t)
 		}
 		if (res <= 0)
 			break;
+		fs_claim(t, &buf);
 		fuse_session_process_buf(t->se, &buf);
+		fs_claim_settle(t);
 		res = 0;
 	}
 	free(buf.mem);

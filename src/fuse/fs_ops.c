@@ -5,7 +5,9 @@
  * pattern into a per-thread buffer (allocated once, at the thread's first
  * read) or straight into a ring entry's payload (--transport uring), a
  * zero file replies from one buffer of zeros, written once; they log the
- * request in the ring and reply, taking no lock. Once a
+ * request and reply; the only lock they take is the log's reorder
+ * stage's (log/log_order.h), briefly, as the request arrives and as its
+ * record is published. Once a
  * latency or error rule exists (slow_active), every read also takes the
  * rule set's lock to decide; a delayed read takes the delay queue's lock
  * for a buffer (malloc'ed when its pool is empty) and to queue the reply
@@ -269,72 +271,98 @@ static void read_control(fuse_req_t req, size_t size, off_t off,
 	fuse_reply_buf(req, data, len);
 }
 
-/* A data read's log position, taken as it was received (fs_claim()). */
-struct claim {
-	bool taken;
-	uint64_t pos;
-	uint64_t arrived;
-	struct log_record *rec;
-	uint64_t ino;
-	uint64_t off;
-	uint32_t size;
-	uint32_t pid;
-	/* Decided here too: latency models and error counts see the reads
-	 * in the kernel's order, at the arrival times the log shows. */
-	struct rule_verdict v;
-};
+static __thread struct fs_claim claim;
 
-static __thread struct claim claim;
+void fs_claim_take(struct testfs *t, const struct fuse_in_header *in,
+		   const void *arg, size_t arglen, struct fs_claim *c)
+{
+	const struct fuse_read_in *rd = arg;
+	uint64_t now = clock_now_ns();
+	struct node *n = NULL;
+
+	c->taken = false;
+	c->ticket = NULL;
+	c->unique = in->unique;
+	if (arglen >= sizeof(*rd) && in->opcode == FUSE_READ)
+		n = fileset_get(&t->files, in->nodeid);
+	if (!n || n->kind != NODE_FILE) {
+		if (c->unique && t->order)
+			log_order_arrive(t->order, c->unique, false, now);
+		return;
+	}
+	c->arrived = now;
+	if (t->order)
+		c->ticket = log_order_arrive(t->order, c->unique, true, now);
+	c->ino = in->nodeid;
+	c->off = rd->offset;
+	c->size = rd->size;
+	c->pid = in->pid;
+	c->v = (struct rule_verdict){ 0, 0, -1, -1, false, 0 };
+	if (atomic_load_explicit(&t->slow_active, memory_order_relaxed))
+		rules_decide(t->rules, n->path, c->off,
+			     c->size < TESTFS_READ_MAX ? c->size
+						       : TESTFS_READ_MAX,
+			     c->arrived, &c->v);
+	c->taken = true;
+}
+
+void fs_claim_use(const struct fs_claim *c)
+{
+	claim = *c;
+	testfs_request_unique = c->unique;
+}
 
 void fs_claim(struct testfs *t, const struct fuse_buf *buf)
 {
+	struct fs_claim c = { .taken = false };
+
 	const struct fuse_in_header *in = buf->mem;
-	const struct fuse_read_in *rd;
-	struct node *n;
 
 	/* A spliced request is not in memory: its handler reserves. */
-	if (buf->flags & FUSE_BUF_IS_FD ||
-	    buf->size < sizeof(*in) + sizeof(*rd) || in->opcode != FUSE_READ)
-		return;
-	n = fileset_get(&t->files, in->nodeid);
-	if (!n || n->kind != NODE_FILE)
-		return;
-	rd = (const struct fuse_read_in *)(in + 1);
-	claim.arrived = clock_now_ns();
-	claim.rec = log_ring_reserve(&t->log, &claim.pos);
-	claim.ino = in->nodeid;
-	claim.off = rd->offset;
-	claim.size = rd->size;
-	claim.pid = in->pid;
-	claim.v = (struct rule_verdict){ 0, 0, -1, -1, false, 0 };
-	if (atomic_load_explicit(&t->slow_active, memory_order_relaxed))
-		rules_decide(t->rules, n->path, claim.off,
-			     claim.size < TESTFS_READ_MAX ? claim.size
-							  : TESTFS_READ_MAX,
-			     claim.arrived, &claim.v);
-	claim.taken = true;
+	if (!(buf->flags & FUSE_BUF_IS_FD) && buf->size >= sizeof(*in))
+		fs_claim_take(t, in, in + 1, buf->size - sizeof(*in), &c);
+	fs_claim_use(&c);
 }
 
-void fs_claim_settle(struct testfs *t)
+/* The record of a read: its ticket's, or a ring slot of its own. */
+static struct log_record *claim_record(struct testfs *t, struct log_entry *e,
+				       struct log_ticket *tk, uint64_t unique,
+				       uint64_t ino, uint64_t off,
+				       uint32_t size, uint32_t pid,
+				       uint64_t arrived)
 {
-	struct log_record *rec = claim.rec;
+	struct log_record *rec;
 
-	if (!claim.taken)
-		return;
-	/* Never reached the handler: logged as a read that failed. */
-	claim.taken = false;
-	rec->t_ns = claim.arrived;
+	log_entry_open(e, t->order, tk, &t->log);
+	rec = e->rec;
+	rec->t_ns = arrived;
 	rec->kind = LOG_READ;
 	rec->flags = 0;
 	rec->reserved = 0;
 	memset(&rec->read, 0, sizeof(rec->read));
-	rec->read.ino = claim.ino;
-	rec->read.off = claim.off;
-	rec->read.len = claim.size;
-	rec->read.pid = claim.pid;
+	rec->read.ino = ino;
+	rec->read.off = off;
+	rec->read.len = size;
+	rec->read.pid = pid;
+	rec->read.unique = unique;
+	return rec;
+}
+
+void fs_claim_settle(struct testfs *t)
+{
+	struct log_record *rec;
+	struct log_entry e;
+
+	testfs_request_unique = 0;
+	if (!claim.taken)
+		return;
+	/* Never reached the handler: logged as a read that failed. */
+	rec = claim_record(t, &e, claim.ticket, claim.unique, claim.ino,
+			   claim.off, claim.size, claim.pid, claim.arrived);
+	claim.taken = false;
 	rec->read.err = ECANCELED;
 	rec->read.done_ns = clock_now_ns();
-	log_ring_publish(&t->log, claim.pos);
+	log_entry_publish(&e);
 }
 
 /*
@@ -391,11 +419,12 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
 	struct testfs *t = fs_of(req);
-	uint64_t arrived = clock_now_ns(), pos, len = 0;
+	uint64_t arrived = clock_now_ns(), len = 0;
 	struct node *n = fileset_get(&t->files, ino);
 	struct rule_verdict v = { 0, 0, -1, -1, false, 0 };
 	struct delayed_reply dr;
 	struct log_record *rec;
+	struct log_entry e;
 	const char *data = NULL;
 	bool queued, claimed;
 	int64_t got = 0;
@@ -434,24 +463,14 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	/* Read before writing: the flag's cache line stays shared. */
 	if (!atomic_load_explicit(&n->was_read, memory_order_relaxed))
 		atomic_store_explicit(&n->was_read, true, memory_order_relaxed);
-	if (claimed) {
-		claim.taken = false;
-		pos = claim.pos;
-		rec = claim.rec;
-	} else {
-		rec = log_ring_reserve(&t->log, &pos);
-	}
-	rec->t_ns = arrived;
-	rec->kind = LOG_READ;
+	rec = claim_record(t, &e, claimed ? claim.ticket : NULL,
+			   claimed ? claim.unique : 0, ino, (uint64_t)off,
+			   (uint32_t)size, (uint32_t)fuse_req_ctx(req)->pid,
+			   arrived);
+	claim.taken = false;
 	/* O_DIRECT reads bypass the page cache: say so, or the log and
 	 * mincore() would seem to disagree. */
 	rec->flags = fi->flags & O_DIRECT ? LOG_FLAG_DIRECT : 0;
-	rec->reserved = 0;
-	memset(&rec->read, 0, sizeof(rec->read));
-	rec->read.ino = ino;
-	rec->read.off = (uint64_t)off;
-	rec->read.len = (uint32_t)size;
-	rec->read.pid = (uint32_t)fuse_req_ctx(req)->pid;
 	rec->read.delay_ns = v.delay_ns;
 	rec->read.err = v.err;
 	atomic_fetch_add_explicit(&t->stats.reads, 1, memory_order_relaxed);
@@ -469,9 +488,7 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			v.err,
 			v.hold ? (v.hold_ns ? arrived + v.hold_ns : UINT64_MAX)
 			       : arrived + v.delay_ns,
-			&t->log,
-			pos,
-			rec,
+			e,
 			v.hold,
 		};
 		if (delay_queue_push(t->delays, &dr) == 0)
@@ -480,7 +497,7 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		rec->read.delay_ns = 0;
 	}
 	rec->read.done_ns = clock_now_ns();
-	log_ring_publish(&t->log, pos);
+	log_entry_publish(&e);
 	if (v.err)
 		fuse_reply_err(req, v.err);
 	else

@@ -126,6 +126,9 @@ void log_json_record(struct strbuf *sb, const struct log_record *rec,
 		    end - first, page_size, rec->t_ns, rec->read.done_ns,
 		    rec->read.delay_ns, rec->read.pid, rec->read.err,
 		    rec->flags & LOG_FLAG_DIRECT ? ",\"direct\":true" : "");
+	/* The kernel's request id: the log's order (0: not known). */
+	if (rec->read.unique)
+		strbuf_addf(sb, ",\"unique\":%" PRIu64, rec->read.unique);
 	add_attr(sb, &rec->read.attr);
 	strbuf_adds(sb, "}\n");
 }

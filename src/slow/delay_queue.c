@@ -124,8 +124,8 @@ void delay_queue_put_buffer(struct delay_queue *q, char *buf)
 /* Answers @r: the record is published before the reply, as for any read. */
 static void answer(struct delay_queue *q, struct delayed_reply *r)
 {
-	r->rec->read.done_ns = clock_now_ns();
-	log_ring_publish(r->log, r->log_pos);
+	r->log.rec->read.done_ns = clock_now_ns();
+	log_entry_publish(&r->log);
 	if (r->err)
 		fuse_reply_err(r->req, r->err);
 	else
@@ -278,7 +278,9 @@ static int cmp_arrival(const void *a, const void *b)
 {
 	const struct delayed_reply *x = a, *y = b;
 
-	return x->rec->t_ns < y->rec->t_ns ? -1 : x->rec->t_ns > y->rec->t_ns;
+	return x->log.rec->t_ns < y->log.rec->t_ns
+		       ? -1
+		       : x->log.rec->t_ns > y->log.rec->t_ns;
 }
 
 void delay_queue_format_held(struct delay_queue *q, struct strbuf *sb,
@@ -304,7 +306,7 @@ void delay_queue_format_held(struct delay_queue *q, struct strbuf *sb,
 		qsort(held, n, sizeof(*held), cmp_arrival);
 	strbuf_addc(sb, '[');
 	for (i = 0; i < n; i++) {
-		const struct log_record *rec = held[i].rec;
+		const struct log_record *rec = held[i].log.rec;
 
 		last = rec->read.len ? rec->read.off + rec->read.len - 1
 				     : rec->read.off;

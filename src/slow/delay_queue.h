@@ -16,7 +16,7 @@
 
 #include "strbuf.h"
 
-#include "log_ring.h"
+#include "log_order.h"
 
 struct delay_queue;
 
@@ -28,10 +28,8 @@ struct delayed_reply {
 	/* 0, or the errno to answer with. */
 	int err;
 	uint64_t due_ns;
-	/* The log record reserved at arrival, published when answered. */
-	struct log_ring *log;
-	uint64_t log_pos;
-	struct log_record *rec;
+	/* The read's log record (its rec), published when answered. */
+	struct log_entry log;
 	/* Held by a pause rule: due_ns is its time limit (UINT64_MAX for
 	 * none) and delay_queue_release_held() answers it sooner. */
 	bool held;
