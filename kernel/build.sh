@@ -13,7 +13,9 @@
 # --arch arm64-64k builds an arm64 kernel with 64 KiB pages through the cross
 # compiler (aarch64-linux-gnu-gcc): allnoconfig + guest.config +
 # guest-arm64-64k.config, an Image; its SPEC ends in /arm64-64k
-# (lab:7.3/arm64-64k) and its folders in -arm64-64k (build/lab-7.3-arm64-64k).
+# (lab:7.3+vma-limit/arm64-64k) and its folders' names in -arm64-64k
+# (build/lab-7.3+vma-limit-arm64-64k). CROSS_COMPILE overrides the tool
+# chain's prefix (aarch64-linux-gnu-).
 # Prints the kernel's SPEC (lab:6.12, lab:7.3+vma-limit, ...) on stdout;
 # progress goes to stderr. Layout under ${TESTFS_CACHE:-~/.cache/testfs}:
 #   debs/linux-source-V.*    a fetched source package's tarball (when it
@@ -159,9 +161,10 @@ done
 # the image and the name's tag
 fragments=("$here/guest.config")
 if [ "$arch" = arm64-64k ]; then
-	cross=aarch64-linux-gnu-
+	# CROSS_COMPILE: another arm64 tool chain's prefix
+	cross=${CROSS_COMPILE:-aarch64-linux-gnu-}
 	command -v "${cross}gcc" >/dev/null ||
-		die "--arch arm64-64k needs the cross compiler ${cross}gcc, which is not installed (apt-get install gcc-aarch64-linux-gnu, or scripts/setup.sh --matrix-arm64)"
+		die "--arch arm64-64k needs the cross compiler ${cross}gcc, which is not installed (apt-get install gcc-aarch64-linux-gnu, or scripts/setup.sh --matrix-arm64; CROSS_COMPILE=PREFIX names another)"
 	kmake=(ARCH=arm64 CROSS_COMPILE="$cross" CC="ccache ${cross}gcc")
 	base_config=allnoconfig
 	fragments+=("$here/guest-arm64-64k.config")
@@ -290,9 +293,10 @@ if [ ${#suffix} -gt 40 ]; then
 	suffix=+$first+${count}more-$(sha256sum <<<"$suffix" | cut -c1-8)
 fi
 spec=lab:${name#lab-}$suffix$archspec
-name+=$archtag$suffix
+# testfs-matrix's name of the SPEC: ':' and '/' made '-'
+name+=$suffix$archtag
 tree=$cache/build/$name
-[ $one_tree = 0 ] || tree=$cache/build/${name%%+*}+one-tree
+[ $one_tree = 0 ] || tree=$cache/build/${name%%+*}+one-tree$archtag
 obj=$tree/obj
 out=$cache/kernels/$name
 log=$tree.log
@@ -408,7 +412,7 @@ seed=
 find_seed() {
 	local d sum
 	sum=$(config_sum)
-	for d in "$cache/build/${name%%+*}" "$cache/build/${name%%+*}"+*; do
+	for d in "$cache/build/${name%%+*}$archtag" "$cache/build/${name%%+*}"+*; do
 		[ -d "$d" ] && [ "$d" != "$tree" ] || continue
 		[ -f "$d/obj/$image" ] || continue
 		[ "$(cat "$d/obj/.testfs-config" 2>/dev/null)" = "$sum" ] ||

@@ -13,11 +13,11 @@
 #define RUN_OPTIONS                                                            \
 	"  --kernel SPEC   a kernel to run on (repeatable): host, "            \
 	"debian:LINE,\n"                                                       \
-	"                  debian:latest, lab:LINE[+NAME]..., a cached "       \
-	"kernel's NAME or\n"                                                   \
-	"                  the PATH of a bzImage (default: host, "             \
-	"debian:6.1,\n"                                                        \
-	"                  debian:6.12, debian:latest)\n"                      \
+	"                  debian:latest, lab:LINE[+NAME]...[/arm64-64k], a "  \
+	"cached\n"                                                             \
+	"                  kernel's NAME or the PATH of a bzImage (default: "  \
+	"host,\n"                                                              \
+	"                  debian:6.1, debian:6.12, debian:latest)\n"          \
 	"  --json FILE     every run: spec, release, status, reason, "         \
 	"seconds, result\n"                                                    \
 	"  --ktap FILE     KTAP version 1, one subtest per kernel\n"           \
@@ -51,7 +51,8 @@ static const char build_usage[] =
 	"PATH]\n"
 	"                           [--patches SERIES]... [--patch FILE]... "
 	"[--fuzz N]\n"
-	"                           [--jobs N] [--force]\n";
+	"                           [--jobs N] [--arch x86_64|arm64-64k] "
+	"[--force]\n";
 
 static const char bisect_usage[] =
 	"Usage: testfs-matrix bisect --source debian:VERSION|debian:latest|"
@@ -126,6 +127,10 @@ static const struct command_help helps[] = {
 	  "applied in order\n"
 	  "                   after the series; named in the SPEC by its "
 	  "subject)\n" BUILD_TEXT
+	  "  --arch A         x86_64 (default), or arm64-64k: arm64 with 64 "
+	  "KiB pages through\n"
+	  "                   the cross compiler aarch64-linux-gnu-gcc "
+	  "(SPEC lab:7.3/arm64-64k)\n"
 	  "  --force          build again even when the cached kernel is "
 	  "current\n"
 	  "  -h, --help       this text\n\n"
