@@ -529,6 +529,25 @@ static void fake_arm64_kernel(const char *name, unsigned page_code)
 }
 
 /*
+ * testfs-matrix @args for an arm64 kernel on a PATH without its tools:
+ * exit 1 before any boot, qemu-system-aarch64 and the cross compiler
+ * listed with their packages. Its output, for more checks.
+ */
+static char *expect_arm64_tools_listed(const char *const *args)
+{
+	char *out;
+
+	cr_assert_eq(run(args, &out, 30), 1, "%s", out);
+	cr_expect(out && strstr(out, "qemu-system-aarch64 (package "
+				     "qemu-system-arm)"),
+		  "%s", out);
+	cr_expect(out && strstr(out, "(package gcc-aarch64-linux-gnu)"), "%s",
+		  out);
+	cr_expect(out && !strstr(out, "booting"), "%s", out);
+	return out;
+}
+
+/*
  * An arm64 kernel without qemu-system-aarch64, the cross compiler and
  * the arm64 build: one message listing the three, before any work; a
  * malformed arm64 SPEC is a usage error.
@@ -546,16 +565,10 @@ Test(matrix_cli, an_arm64_kernel_without_its_tools_lists_them)
 	setenv("TESTFS_CACHE", dir, 1);
 	setenv("TESTFS_MATRIX_ARM64_BUILD", "/nonexistent", 1);
 	setenv("PATH", "/nonexistent", 1);
-	cr_assert_eq(run(guest, &out, 30), 1, "%s", out);
-	cr_expect(out && strstr(out, "qemu-system-aarch64 (package "
-				     "qemu-system-arm)"),
-		  "%s", out);
-	cr_expect(out && strstr(out, "(package gcc-aarch64-linux-gnu)"), "%s",
-		  out);
+	out = expect_arm64_tools_listed(guest);
 	cr_expect(out && strstr(out, "testfs built for arm64 in /nonexistent"),
 		  "%s", out);
 	cr_expect(out && strstr(out, "setup.sh --matrix-arm64"), "%s", out);
-	cr_expect(out && !strstr(out, "booting"), "%s", out);
 	free(out);
 	cr_assert_eq(run(bad, &out, 30), 2, "%s", out);
 	cr_expect(out && strstr(out, "/arm64-16k"), "%s", out);
@@ -587,20 +600,6 @@ Test(matrix_cli, kernels_lists_each_page_size)
 	free(out);
 }
 
-/* An executable shell script @text at @dir/@rel. */
-static void put_script(const char *rel, const char *text)
-{
-	char p[256];
-	FILE *f;
-
-	snprintf(p, sizeof(p), "%s/%s", dir, rel);
-	f = fopen(p, "w");
-	cr_assert_not_null(f, "%s", p);
-	fputs(text, f);
-	fclose(f);
-	cr_assert_eq(chmod(p, 0755), 0, "%s", p);
-}
-
 /*
  * lab:VERSION/arm64-64k, the arm64 lab kernel with 64 KiB pages: without
  * qemu-system-aarch64 and the cross compiler, one message listing them
@@ -622,14 +621,7 @@ Test(matrix_cli, an_arm64_64k_lab_kernel)
 
 	setenv("TESTFS_CACHE", dir, 1);
 	setenv("PATH", "/nonexistent", 1);
-	cr_assert_eq(run(guest, &out, 30), 1, "%s", out);
-	cr_expect(out && strstr(out, "qemu-system-aarch64 (package "
-				     "qemu-system-arm)"),
-		  "%s", out);
-	cr_expect(out && strstr(out, "(package gcc-aarch64-linux-gnu)"), "%s",
-		  out);
-	cr_expect(out && !strstr(out, "booting"), "%s", out);
-	free(out);
+	free(expect_arm64_tools_listed(guest));
 	cr_assert_eq(run(build, &out, 30), 1, "%s", out);
 	cr_expect(out && strstr(out, "  aarch64-linux-gnu-gcc (package "
 				     "gcc-aarch64-linux-gnu): compiles the "
@@ -643,13 +635,14 @@ Test(matrix_cli, an_arm64_64k_lab_kernel)
 	snprintf(p, sizeof(p), "%s/bin", dir);
 	cr_assert_eq(mkdir(p, 0755), 0);
 	for (i = 0; i < sizeof(stubs) / sizeof(stubs[0]); i++) {
-		snprintf(p, sizeof(p), "bin/%s", stubs[i]);
-		put_script(p, "#!/bin/sh\nexit 1\n");
+		snprintf(p, sizeof(p), "%s/bin/%s", dir, stubs[i]);
+		cr_assert_eq(symlink("/bin/false", p), 0, "%s", p);
 	}
 	snprintf(a64, sizeof(a64), "%s/a64", dir);
 	snprintf(p, sizeof(p), "%s/a64/src", dir);
 	cr_assert_eq(mkdir(a64, 0755) | mkdir(p, 0755), 0);
-	put_script("a64/src/testfs", "#!/bin/sh\nexit 1\n");
+	snprintf(p, sizeof(p), "%s/a64/src/testfs", dir);
+	cr_assert_eq(symlink("/bin/false", p), 0, "%s", p);
 	snprintf(p, sizeof(p), "%s/a64/sysroot", dir);
 	cr_assert_eq(mkdir(p, 0755), 0);
 	snprintf(p, sizeof(p), "%s/a64/sysroot/bin", dir);
