@@ -8,8 +8,14 @@
 #
 #   kernel/build.sh [--source debian:VERSION|PATH] [--patches SERIES]...
 #                   [--patch-file NAME=FILE]... [--fuzz N] [--jobs N]
-#                   [--force] [--one-tree]
+#                   [--arch x86_64|arm64-64k] [--force] [--one-tree]
 #
+# --arch arm64-64k builds an arm64 kernel with 64 KiB pages through the cross
+# compiler (aarch64-linux-gnu-gcc): allnoconfig + guest.config +
+# guest-arm64-64k.config, an Image; its SPEC ends in /arm64-64k
+# (lab:7.3+vma-limit/arm64-64k) and its folders' names in -arm64-64k
+# (build/lab-7.3+vma-limit-arm64-64k). CROSS_COMPILE overrides the tool
+# chain's prefix (aarch64-linux-gnu-).
 # Prints the kernel's SPEC (lab:6.12, lab:7.3+vma-limit, ...) on stdout;
 # progress goes to stderr. Layout under ${TESTFS_CACHE:-~/.cache/testfs}:
 #   debs/linux-source-V.*    a fetched source package's tarball (when it
@@ -25,7 +31,7 @@
 #                            command lines are the same in every variant and
 #                            ccache hits across variants
 #   ccache/                  CCACHE_DIR
-#   kernels/<name>/          bzImage, release, config, source.txt
+#   kernels/<name>/          bzImage (arm64: Image), release, config, source.txt
 # A cached kernel is reused while source.txt (the source's version, the
 # sha256 of guest.config and of every patch) still describes it.
 set -euo pipefail
@@ -41,6 +47,7 @@ fuzz=2
 jobs=2
 one_tree=0
 force=0
+arch=x86_64
 
 die() {
 	echo "build.sh: $*" >&2
@@ -60,7 +67,7 @@ usage() {
 	cat >&2 <<USAGE
 usage: kernel/build.sh [--source debian:VERSION|PATH] [--patches SERIES]...
                        [--patch-file NAME=FILE]... [--fuzz N] [--jobs N]
-                       [--force]
+                       [--arch x86_64|arm64-64k] [--force]
 Builds (or finds cached) a lab kernel and prints its SPEC on stdout.
 Series: $(cd "$here" && ls -d -- */ | tr -d / | tr '\n' ' ')
 USAGE
@@ -118,6 +125,18 @@ while [ $# -gt 0 ]; do
 		shift
 		[[ $jobs =~ ^[1-9][0-9]*$ ]] || bad "bad --jobs '$jobs'"
 		;;
+	--arch)
+		[ $# -ge 2 ] || bad "--arch needs a value (x86_64, arm64-64k)"
+		set -- "--arch=$2" "${@:3}"
+		;;
+	--arch=*)
+		arch=${1#--arch=}
+		shift
+		case $arch in
+		x86_64 | arm64-64k) ;;
+		*) bad "unknown --arch '$arch' (x86_64, arm64-64k)" ;;
+		esac
+		;;
 	--force)
 		force=1
 		shift
@@ -136,6 +155,34 @@ while [ $# -gt 0 ]; do
 		;;
 	esac
 done
+
+# What differs between the architectures: the make variables, the config
+# (x86_64: defconfig + guest.config; arm64: allnoconfig + both fragments),
+# the image and the name's tag
+fragments=("$here/guest.config")
+if [ "$arch" = arm64-64k ]; then
+	# CROSS_COMPILE: another arm64 tool chain's prefix
+	cross=${CROSS_COMPILE:-aarch64-linux-gnu-}
+	command -v "${cross}gcc" >/dev/null ||
+		die "--arch arm64-64k needs the cross compiler ${cross}gcc, which is not installed (apt-get install gcc-aarch64-linux-gnu, or scripts/setup.sh --matrix-arm64; CROSS_COMPILE=PREFIX names another)"
+	kmake=(ARCH=arm64 CROSS_COMPILE="$cross" CC="ccache ${cross}gcc")
+	base_config=allnoconfig
+	fragments+=("$here/guest-arm64-64k.config")
+	target=Image
+	image=arch/arm64/boot/Image
+	archtag=-arm64-64k
+	archspec=/arm64-64k
+else
+	kmake=(CC="ccache gcc")
+	base_config=x86_64_defconfig
+	target=bzImage
+	image=arch/x86/boot/bzImage
+	archtag=
+	archspec=
+fi
+config_sum() {
+	cat "${fragments[@]}" | sha256sum | cut -d' ' -f1
+}
 
 mkdir -p "$cache"/{src,build,ccache,kernels}
 cache=$(cd "$cache" && pwd)
@@ -245,10 +292,11 @@ if [ ${#suffix} -gt 40 ]; then
 	count=$(($(tr -cd + <<<"$suffix" | wc -c) - 1))
 	suffix=+$first+${count}more-$(sha256sum <<<"$suffix" | cut -c1-8)
 fi
-name+=$suffix
-spec=lab:${name#lab-}
+spec=lab:${name#lab-}$suffix$archspec
+# testfs-matrix's name of the SPEC: ':' and '/' made '-'
+name+=$suffix$archtag
 tree=$cache/build/$name
-[ $one_tree = 0 ] || tree=$cache/build/${name%%+*}+one-tree
+[ $one_tree = 0 ] || tree=$cache/build/${name%%+*}+one-tree$archtag
 obj=$tree/obj
 out=$cache/kernels/$name
 log=$tree.log
@@ -260,8 +308,8 @@ describe() {
 	else
 		echo "source: $pkg ($pkgver, $(tree_sum))"
 	fi
-	echo "config: x86_64_defconfig + guest.config" \
-		"$(sha256sum <"$here/guest.config" | cut -d' ' -f1)"
+	echo "config: $base_config + $(echo "${fragments[@]##*/}" |
+		sed 's/ / + /g') $(config_sum)"
 	local s p
 	for s in "${series[@]}"; do
 		for p in "$(series_dir "$s")"/*.patch; do
@@ -322,7 +370,7 @@ series=("${kept[@]}")
 
 want=$(describe)
 
-if [ $force = 0 ] && [ -f "$out/bzImage" ] &&
+if [ $force = 0 ] && [ -f "$out/$target" ] &&
 	[ "$(cat "$out/source.txt" 2>/dev/null)" = "$want" ]; then
 	say "$spec is cached in $out"
 	echo "$spec"
@@ -363,10 +411,10 @@ patched_files() {
 seed=
 find_seed() {
 	local d sum
-	sum=$(sha256sum <"$here/guest.config" | cut -d' ' -f1)
-	for d in "$cache/build/${name%%+*}" "$cache/build/${name%%+*}"+*; do
+	sum=$(config_sum)
+	for d in "$cache/build/${name%%+*}$archtag" "$cache/build/${name%%+*}"+*; do
 		[ -d "$d" ] && [ "$d" != "$tree" ] || continue
-		[ -f "$d/obj/arch/x86/boot/bzImage" ] || continue
+		[ -f "$d/obj/$image" ] || continue
 		[ "$(cat "$d/obj/.testfs-config" 2>/dev/null)" = "$sum" ] ||
 			continue
 		# Held until the copy is made: the sibling must not build now
@@ -481,19 +529,26 @@ prepare_tree() {
 
 configure() {
 	local sum
-	sum=$(sha256sum <"$here/guest.config" | cut -d' ' -f1)
+	sum=$(config_sum)
 	if [ -f "$obj/.config" ] &&
 		[ "$(cat "$obj/.testfs-config" 2>/dev/null)" = "$sum" ]; then
 		return 0
 	fi
-	say "configuring $name (x86_64_defconfig + guest.config)"
+	say "configuring $name ($base_config + ${fragments[*]##*/})"
 	mkdir -p "$obj"
-	{
-		make -C "$tree" O=obj x86_64_defconfig &&
-			"$tree/scripts/kconfig/merge_config.sh" -m -O "$obj" \
-				"$obj/.config" "$here/guest.config" &&
-			make -C "$tree" O=obj olddefconfig
-	} >>"$log" 2>&1 || {
+	if [ "$base_config" = allnoconfig ]; then
+		# every symbol no, but those the fragments set
+		cat "${fragments[@]}" >"$obj/.testfs-fragment"
+		make -C "$tree" O=obj "${kmake[@]}" \
+			KCONFIG_ALLCONFIG="$obj/.testfs-fragment" allnoconfig >>"$log" 2>&1
+	else
+		{
+			make -C "$tree" O=obj "${kmake[@]}" "$base_config" &&
+				"$tree/scripts/kconfig/merge_config.sh" -m -O "$obj" \
+					"$obj/.config" "${fragments[@]}" &&
+				make -C "$tree" O=obj "${kmake[@]}" olddefconfig
+		} >>"$log" 2>&1
+	fi || {
 		tail -n 30 "$log" >&2
 		die "configuring $name failed (log: $log)"
 	}
@@ -523,14 +578,14 @@ start=$(date +%s)
 # shellcheck disable=SC2016
 setsid sh -c 'echo "$0" >/proc/self/autogroup 2>/dev/null
 	exec nice -n "$0" "$@"' "$nice" make -C "$tree" O=obj -j"$jobs" \
-	CC="ccache gcc" HOSTCC="ccache gcc" LOCALVERSION="$localversion" \
-	bzImage >>"$log" 2>&1 </dev/null &
+	"${kmake[@]}" HOSTCC="ccache gcc" LOCALVERSION="$localversion" \
+	"$target" >>"$log" 2>&1 </dev/null &
 pid=$!
 trap 'kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null || true
 	say "interrupted: $spec was not installed (log: $log)"; exit 130' \
 	INT TERM HUP
-last_total=$(cat "$cache/build/.steps-$ver" 2>/dev/null || echo "")
+last_total=$(cat "$cache/build/.steps-$ver$archtag" 2>/dev/null || echo "")
 tick=0
 while kill -0 "$pid" 2>/dev/null; do
 	sleep 1
@@ -554,7 +609,7 @@ if [ $rc != 0 ]; then
 	die "building $spec failed after ${el}s; nothing was installed (log: $log)"
 fi
 steps=$(grep -c '^  [A-Z]' "$log" || true)
-[ "$steps" -lt 1000 ] || echo "$steps" >"$cache/build/.steps-$ver"
+[ "$steps" -lt 1000 ] || echo "$steps" >"$cache/build/.steps-$ver$archtag"
 say "built $spec in ${el}s ($steps build steps)"
 
 # Installed whole or not at all: a copy in a temporary folder, renamed
@@ -562,7 +617,7 @@ tmp=$cache/kernels/.tmp-$name.$$
 trap 'rm -rf "$tmp"' EXIT
 rm -rf "$tmp" && mkdir -p "$tmp"
 {
-	cp "$obj/arch/x86/boot/bzImage" "$tmp/bzImage" &&
+	cp "$obj/$image" "$tmp/$target" &&
 		cp "$obj/include/config/kernel.release" "$tmp/release" &&
 		cp "$obj/.config" "$tmp/config" &&
 		echo "$want" >"$tmp/source.txt"

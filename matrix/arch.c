@@ -17,6 +17,7 @@
 
 #include "cache.h"
 #include "debian.h"
+#include "lab.h"
 
 /* The arm64 Image header (Documentation/arch/arm64/booting.rst). */
 #define ARM64_MAGIC_OFF 0x38
@@ -85,6 +86,9 @@ bool arch_spec_arm64(const char *spec)
 
 	if (debian_is_spec(spec))
 		return strstr(spec, "/arm64") != NULL;
+	if (lab_is_spec(spec))
+		return lab_spec_arch(spec) &&
+		       !strcmp(lab_spec_arch(spec), LAB_ARM64_64K);
 	if (!strchr(spec, '/') && spec[0] != '.')
 		return false;
 	if (path_is_dir(spec)) {

@@ -118,10 +118,10 @@ int kernel_check_spec(const char *spec, char *why, size_t whylen)
 		return 0;
 	if (debian_is_spec(spec))
 		return debian_check_spec(spec, why, whylen);
-	if (strchr(spec, '/') || spec[0] == '.')
+	if (!lab_is_spec(spec) && (strchr(spec, '/') || spec[0] == '.'))
 		return check_path(spec, why, whylen);
 	spec_to_name(spec, name, sizeof(name));
-	if (!strchr(spec, '/') && cached(name, dir, sizeof(dir)))
+	if (cached(name, dir, sizeof(dir)))
 		return 0;
 	/* Built or not: an unbuilt lab kernel is a skipped run */
 	if (lab_is_spec(spec))
@@ -129,6 +129,7 @@ int kernel_check_spec(const char *spec, char *why, size_t whylen)
 	snprintf(why, whylen,
 		 "unknown kernel '%s' (known: host, debian:LINE such as "
 		 "debian:6.1 or debian:7.3, debian:latest, lab:6.12[+SERIES], "
+		 "lab:7.3/arm64-64k, "
 		 "a kernel in the cache as kernels/NAME, or a path to a "
 		 "bzImage)",
 		 spec);
@@ -323,7 +324,7 @@ void kernel_prepare(struct kernel *k, const char *spec)
 	}
 	if (debian_is_spec(spec))
 		prepare_debian(k);
-	else if (strchr(spec, '/') || spec[0] == '.')
+	else if (!lab_is_spec(spec) && (strchr(spec, '/') || spec[0] == '.'))
 		prepare_path(k, spec);
 	else if (cached(k->name, dir, sizeof(dir)))
 		from_dir(k, dir);

@@ -32,6 +32,13 @@ bool lab_is_spec(const char *spec)
 	return strncmp(spec, "lab:", 4) == 0;
 }
 
+const char *lab_spec_arch(const char *spec)
+{
+	const char *slash = lab_is_spec(spec) ? strrchr(spec, '/') : NULL;
+
+	return slash ? slash + 1 : NULL;
+}
+
 static bool readable(const char *dir, const char *file)
 {
 	char p[PATH_MAX];
@@ -218,16 +225,20 @@ int lab_check_spec(const char *spec, char *why, size_t whylen)
 {
 	char buf[256], kdir[PATH_MAX - 64], ver[32], *tok, *save = NULL;
 	bool have = lab_kernel_dir(kdir, sizeof(kdir)), tagged;
+	const char *arch = lab_spec_arch(spec);
 	int err;
 
 	snprintf(buf, sizeof(buf), "%s", spec + 4);
+	buf[strcspn(buf, "/")] = '\0';
 	tok = strtok_r(buf, "+", &save);
-	if (!tok || !lab_line(tok, ver, sizeof(ver), &tagged)) {
+	if (!tok || !lab_line(tok, ver, sizeof(ver), &tagged) ||
+	    (arch && strcmp(arch, LAB_ARM64_64K))) {
 		snprintf(why, whylen,
-			 "unknown lab kernel '%s' (lab:VERSION[+NAME]..., "
+			 "unknown lab kernel '%s' (lab:VERSION[+NAME]...[/%s], "
 			 "VERSION a 6.x or 7.x line such as %s or 7.3, built "
-			 "from Debian's linux-source-VERSION or a kernel tree)",
-			 spec, LAB_VERSION);
+			 "from Debian's linux-source-VERSION or a kernel tree; "
+			 "/%s: for arm64 with 64 KiB pages)",
+			 spec, LAB_ARM64_64K, LAB_VERSION, LAB_ARM64_64K);
 		return -EINVAL;
 	}
 	/* Not cached: each name must be a series (a patch's is unknown) */
@@ -247,10 +258,12 @@ int lab_check_spec(const char *spec, char *why, size_t whylen)
 void lab_not_built(const char *spec, char *why, size_t whylen)
 {
 	char buf[256], args[256] = "", ver[32], *tok, *save = NULL;
+	const char *arch = lab_spec_arch(spec);
 	size_t used = 0;
 	bool tagged = false;
 
 	snprintf(buf, sizeof(buf), "%s", spec + 4);
+	buf[strcspn(buf, "/")] = '\0';
 	tok = strtok_r(buf, "+", &save);
 	if (tok && lab_line(tok, ver, sizeof(ver), &tagged) &&
 	    strcmp(tok, LAB_VERSION))
@@ -262,6 +275,8 @@ void lab_not_built(const char *spec, char *why, size_t whylen)
 	while ((tok = strtok_r(NULL, "+", &save)) && used < sizeof(args))
 		used += (size_t)snprintf(args + used, sizeof(args) - used,
 					 " --patches %s", tok);
+	if (arch && used < sizeof(args))
+		snprintf(args + used, sizeof(args) - used, " --arch %s", arch);
 	snprintf(why, whylen,
 		 "%s is not built yet: run 'testfs-matrix build%s' (about "
 		 "30 minutes on 2 cores for the first lab kernel, minutes "
@@ -312,13 +327,20 @@ void lab_list(void)
 	n = scandir(p, &ents, NULL, alphasort);
 	for (i = 0; i < n; i++) {
 		const char *s = ents[i]->d_name;
-		char img[PATH_MAX + 300];
+		char img[PATH_MAX + 300], arm[PATH_MAX + 300], name[256];
+		size_t l = strlen(s), t = strlen("-" LAB_ARM64_64K);
 
 		snprintf(img, sizeof(img), "%s/kernels/%s/bzImage", root, s);
+		snprintf(arm, sizeof(arm), "%s/kernels/%s/Image", root, s);
+		/* kernels/lab-7.3-arm64-64k is lab:7.3/arm64-64k */
+		snprintf(name, sizeof(name), "%s", s + (l > 4 ? 4 : l));
+		if (l > t + 4 && !strcmp(s + l - t, "-" LAB_ARM64_64K))
+			name[l - 4 - t] = '/';
 		if (!strncmp(s, "lab-", 4) &&
-		    strncmp(s, "lab-" LAB_VERSION, strlen(LAB_VERSION) + 4) &&
-		    access(img, R_OK) == 0)
-			printf("lab:%-30s built (kernels/%s)\n", s + 4, s);
+		    (strncmp(s, "lab-" LAB_VERSION, strlen(LAB_VERSION) + 4) ||
+		     !access(arm, R_OK)) &&
+		    (!access(img, R_OK) || !access(arm, R_OK)))
+			printf("lab:%-30s built (kernels/%s)\n", name, s);
 		free(ents[i]);
 	}
 	if (n >= 0)

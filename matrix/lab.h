@@ -22,6 +22,16 @@
 bool lab_is_spec(const char *spec);
 
 /*
+ * The one architecture a lab kernel is built for besides x86-64: arm64
+ * with 64 KiB pages, through the cross compiler (build.sh --arch; SPECs
+ * lab:7.3/arm64-64k, lab:7.3+vma-limit/arm64-64k).
+ */
+#define LAB_ARM64_64K "arm64-64k"
+
+/* A lab SPEC's "/ARCH" tail without the '/', or NULL (x86-64). */
+const char *lab_spec_arch(const char *spec);
+
+/*
  * Checks a lab SPEC: the source version and that every series exists in
  * kernel/ (when kernel/ can be found). 0, or -EINVAL with the reason.
  */
@@ -68,6 +78,7 @@ struct lab_req {
 	size_t npatches;
 	int fuzz;
 	const char *jobs;
+	const char *arch; /* NULL (x86-64) or LAB_ARM64_64K */
 	bool force;
 	bool one_tree; /* build every variant in one tree (bisect) */
 	/* bisect only */
@@ -104,7 +115,8 @@ int lab_req_build(const struct lab_req *r, size_t npatches, char *spec,
 
 /*
  * testfs-matrix build [--source debian:VERSION|PATH] [--patches SERIES]...
- * [--patch FILE]... [--fuzz N] [--jobs N] [--force]: runs kernel/build.sh
+ * [--patch FILE]... [--fuzz N] [--jobs N] [--arch arm64-64k] [--force]:
+ * runs kernel/build.sh
  * with its progress on stderr and prints the SPEC. 0, 1 (the build
  * failed), 2 (bad arguments).
  */

@@ -75,6 +75,7 @@ int lab_req_parse(int argc, char **argv, bool bisect, struct lab_req *r)
 		{ "fuzz", required_argument, NULL, 'z' },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "force", no_argument, NULL, 'f' },
+		{ "arch", required_argument, NULL, 'A' },
 		{ "field", required_argument, NULL, 'F' },
 		{ "json", required_argument, NULL, 'J' },
 		{ "timeout", required_argument, NULL, 'T' },
@@ -120,6 +121,16 @@ int lab_req_parse(int argc, char **argv, bool bisect, struct lab_req *r)
 			break;
 		case 'f':
 			r->force = true;
+			break;
+		case 'A':
+			if (strcmp(optarg, "x86_64") &&
+			    strcmp(optarg, LAB_ARM64_64K))
+				return req_usage(bisect,
+						 "unknown --arch '%s' (x86_64, "
+						 "or " LAB_ARM64_64K
+						 ": arm64 with 64 KiB pages)",
+						 optarg);
+			r->arch = strcmp(optarg, "x86_64") ? optarg : NULL;
 			break;
 		case 'F':
 			ret = list_arg(bisect, r->fields, &r->nfields,
@@ -432,6 +443,10 @@ int lab_req_build(const struct lab_req *r, size_t npatches, char *spec,
 		args[k++] = (char *)"--jobs";
 		args[k++] = (char *)r->jobs;
 	}
+	if (r->arch) {
+		args[k++] = (char *)"--arch";
+		args[k++] = (char *)r->arch;
+	}
 	if (r->force)
 		args[k++] = (char *)"--force";
 	if (r->one_tree)
@@ -461,7 +476,9 @@ int cmd_build(int argc, char **argv)
 
 	rc = lab_req_parse(argc, argv, false, &r);
 	rc = rc ?: lab_req_prepare(&r, false, "build");
-	if (!rc && prereq_check(NEED_CACHE | NEED_BUILD, "testfs-matrix build"))
+	if (!rc &&
+	    prereq_check(NEED_CACHE | NEED_BUILD | (r.arch ? NEED_CROSS : 0),
+			 "testfs-matrix build"))
 		rc = 1;
 	rc = rc ?: lab_req_build(&r, r.npatches, spec, sizeof(spec), "build");
 	if (!rc)

@@ -166,6 +166,10 @@ int prereq_check(unsigned needs, const char *who)
 		{ "aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu",
 		  "builds testfs for arm64" },
 	};
+	static const char *const cross[][3] = {
+		{ "aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu",
+		  "compiles the arm64 kernel" },
+	};
 	struct missing m = { .n = 0 };
 	char root[2048], why[2300];
 
@@ -179,6 +183,8 @@ int prereq_check(unsigned needs, const char *who)
 		tools(&m, arm64, sizeof(arm64) / sizeof(arm64[0]));
 		arm64_build(&m);
 	}
+	if (needs & NEED_CROSS)
+		tools(&m, cross, sizeof(cross) / sizeof(cross[0]));
 	if (needs & NEED_DEBIAN)
 		tools(&m, debian, sizeof(debian) / sizeof(debian[0]));
 	if (needs & NEED_BUILD) {
@@ -214,7 +220,9 @@ int prereq_check(unsigned needs, const char *who)
 		fprintf(stderr,
 			"%sscripts/setup.sh --%s in testfs's source tree%s\n",
 			m.plen ? "(or run " : "Run ",
-			needs & NEED_BUILD   ? "lab"
+			(needs & NEED_BUILD) && (needs & NEED_CROSS)
+				? "lab --matrix-arm64"
+			: needs & NEED_BUILD ? "lab"
 			: needs & NEED_ARM64 ? "matrix-arm64"
 					     : "matrix",
 			m.plen ? ")" : "");

@@ -15,6 +15,7 @@ enum prereq_need {
 	NEED_BUILD = 8,	 /* the kernel build's tools and headers, disk */
 	NEED_ARM64 = 16, /* arm64 guests: qemu-system-aarch64, the cross
 			    compiler, testfs built for arm64 (arch.h) */
+	NEED_CROSS = 32, /* an arm64 lab kernel's build: the cross compiler */
 };
 
 /*

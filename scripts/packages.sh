@@ -36,9 +36,11 @@ bench_packages=(linux-perf)
 matrix_packages=(qemu-system-x86 busybox-static apt dpkg xz-utils)
 
 # shellcheck disable=SC2034
-# arm64 guests (scripts/setup.sh --matrix-arm64): the cross compiler and
-# qemu-system-aarch64; the arm64 libraries come through multiarch
-# (scripts/setup-arm64.sh: arm64_libraries, arm64_sysroot_packages).
+# arm64 guests (scripts/setup.sh --matrix-arm64): the cross compiler (for
+# testfs and for the 64 KiB-page lab kernel, testfs-matrix build --arch
+# arm64-64k, with lab_packages) and qemu-system-aarch64; the arm64
+# libraries come through multiarch (scripts/setup-arm64.sh:
+# arm64_libraries, arm64_sysroot_packages).
 arm64_packages=(gcc-aarch64-linux-gnu qemu-system-arm)
 # shellcheck disable=SC2034
 # arm64 libraries installed beside the host's (Multi-Arch: same).

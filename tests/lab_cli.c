@@ -159,6 +159,26 @@ Test(lab_cli, a_source_that_is_not_a_kernel_tree)
 	expect(a3, 2, "unknown --source 'debian:latest!'");
 }
 
+/*
+ * An arm64 lab kernel (--arch arm64-64k) without its cross compiler
+ * (CROSS_COMPILE names one that is not there): exit 1 naming the compiler
+ * and the package, before anything is linked or built.
+ */
+Test(lab_cli, an_arm64_build_without_the_cross_compiler)
+{
+	const char *args[] = { "build",	 "--source",  tree,
+			       "--arch", "arm64-64k", NULL };
+	char p[256];
+
+	setenv("CROSS_COMPILE", "/nonexistent/aarch64-linux-gnu-", 1);
+	expect(args, 1, "gcc-aarch64-linux-gnu");
+	expect(args, 1, "aarch64-linux-gnu-gcc");
+	expect_untouched();
+	snprintf(p, sizeof(p), "%s/cache/build/lab-7.3-tree-arm64-64k", dir);
+	cr_expect(access(p, F_OK) != 0, "%s was made", p);
+	unsetenv("CROSS_COMPILE");
+}
+
 /* A tree built in place: kbuild would refuse O=; testfs never cleans it */
 Test(lab_cli, a_tree_with_an_in_tree_build_is_refused)
 {

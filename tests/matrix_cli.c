@@ -531,6 +531,25 @@ static void fake_arm64_kernel(const char *name, unsigned page_code)
 }
 
 /*
+ * testfs-matrix @args for an arm64 kernel on a PATH without its tools:
+ * exit 1 before any boot, qemu-system-aarch64 and the cross compiler
+ * listed with their packages. Its output, for more checks.
+ */
+static char *expect_arm64_tools_listed(const char *const *args)
+{
+	char *out;
+
+	cr_assert_eq(run(args, &out, 30), 1, "%s", out);
+	cr_expect(out && strstr(out, "qemu-system-aarch64 (package "
+				     "qemu-system-arm)"),
+		  "%s", out);
+	cr_expect(out && strstr(out, "(package gcc-aarch64-linux-gnu)"), "%s",
+		  out);
+	cr_expect(out && !strstr(out, "booting"), "%s", out);
+	return out;
+}
+
+/*
  * An arm64 kernel without qemu-system-aarch64, the cross compiler and
  * the arm64 build: one message listing the three, before any work; a
  * malformed arm64 SPEC is a usage error.
@@ -548,16 +567,10 @@ Test(matrix_cli, an_arm64_kernel_without_its_tools_lists_them)
 	setenv("TESTFS_CACHE", dir, 1);
 	setenv("TESTFS_MATRIX_ARM64_BUILD", "/nonexistent", 1);
 	setenv("PATH", "/nonexistent", 1);
-	cr_assert_eq(run(guest, &out, 30), 1, "%s", out);
-	cr_expect(out && strstr(out, "qemu-system-aarch64 (package "
-				     "qemu-system-arm)"),
-		  "%s", out);
-	cr_expect(out && strstr(out, "(package gcc-aarch64-linux-gnu)"), "%s",
-		  out);
+	out = expect_arm64_tools_listed(guest);
 	cr_expect(out && strstr(out, "testfs built for arm64 in /nonexistent"),
 		  "%s", out);
 	cr_expect(out && strstr(out, "setup.sh --matrix-arm64"), "%s", out);
-	cr_expect(out && !strstr(out, "booting"), "%s", out);
 	free(out);
 	cr_assert_eq(run(bad, &out, 30), 2, "%s", out);
 	cr_expect(out && strstr(out, "/arm64-16k"), "%s", out);
@@ -587,6 +600,75 @@ Test(matrix_cli, kernels_lists_each_page_size)
 	cr_expect(out && strstr(out, "arm64  64K pages"), "%s", out);
 	cr_expect(out && strstr(out, "x86_64  4K pages"), "%s", out);
 	free(out);
+}
+
+/*
+ * lab:VERSION/arm64-64k, the arm64 lab kernel with 64 KiB pages: without
+ * qemu-system-aarch64 and the cross compiler, one message listing them
+ * (for a run and for its build); with them (stand-ins here, never run)
+ * and not built, a skipped run naming the command that builds it; built,
+ * `kernels` lists it under its SPEC with its 64K pages.
+ */
+Test(matrix_cli, an_arm64_64k_lab_kernel)
+{
+	char a64[128], p[256], path_env[400], *out;
+	const char *guest[] = { "--kernel", "lab:7.3/arm64-64k", "scenario",
+				"vma-boundary", NULL };
+	const char *build[] = { "build",  "--source",  "debian:7.3",
+				"--arch", "arm64-64k", NULL };
+	const char *list[] = { "kernels", NULL };
+	const char *stubs[] = { "qemu-system-x86_64", "qemu-system-aarch64",
+				"aarch64-linux-gnu-gcc" };
+	unsigned i;
+
+	setenv("TESTFS_CACHE", dir, 1);
+	setenv("PATH", "/nonexistent", 1);
+	free(expect_arm64_tools_listed(guest));
+	cr_assert_eq(run(build, &out, 30), 1, "%s", out);
+	cr_expect(out && strstr(out, "  aarch64-linux-gnu-gcc (package "
+				     "gcc-aarch64-linux-gnu): compiles the "
+				     "arm64 kernel"),
+		  "%s", out);
+	cr_expect(out && strstr(out, "setup.sh --lab --matrix-arm64"), "%s",
+		  out);
+	free(out);
+
+	/* The tools and an arm64 build of testfs, as stand-ins */
+	snprintf(p, sizeof(p), "%s/bin", dir);
+	cr_assert_eq(mkdir(p, 0755), 0);
+	for (i = 0; i < sizeof(stubs) / sizeof(stubs[0]); i++) {
+		snprintf(p, sizeof(p), "%s/bin/%s", dir, stubs[i]);
+		cr_assert_eq(symlink("/bin/false", p), 0, "%s", p);
+	}
+	snprintf(a64, sizeof(a64), "%s/a64", dir);
+	snprintf(p, sizeof(p), "%s/a64/src", dir);
+	cr_assert_eq(mkdir(a64, 0755) | mkdir(p, 0755), 0);
+	snprintf(p, sizeof(p), "%s/a64/src/testfs", dir);
+	cr_assert_eq(symlink("/bin/false", p), 0, "%s", p);
+	snprintf(p, sizeof(p), "%s/a64/sysroot", dir);
+	cr_assert_eq(mkdir(p, 0755), 0);
+	snprintf(p, sizeof(p), "%s/a64/sysroot/bin", dir);
+	cr_assert_eq(mkdir(p, 0755), 0);
+	snprintf(p, sizeof(p), "%s/a64/sysroot/bin/busybox", dir);
+	cr_assert_eq(symlink("/bin/busybox", p), 0);
+	setenv("TESTFS_MATRIX_ARM64_BUILD", a64, 1);
+	snprintf(path_env, sizeof(path_env),
+		 "%s/bin:/usr/sbin:/usr/bin:/sbin:/bin", dir);
+	expect_skipped("lab:7.3/arm64-64k",
+		       "not built yet: run 'testfs-matrix build --source "
+		       "debian:7.3 --arch arm64-64k'",
+		       path_env);
+
+	snprintf(p, sizeof(p), "%s/kernels", dir);
+	cr_assert_eq(mkdir(p, 0755), 0);
+	fake_arm64_kernel("kernels/lab-7.3-arm64-64k", 3);
+	cr_assert_eq(run(list, &out, 30), 0, "%s", out);
+	cr_expect(out && strstr(out, "lab:7.3/arm64-64k") &&
+			  strstr(out, "built (kernels/lab-7.3-arm64-64k)"),
+		  "%s", out);
+	cr_expect(out && strstr(out, "arm64  64K pages"), "%s", out);
+	free(out);
+	unsetenv("TESTFS_MATRIX_ARM64_BUILD");
 }
 
 /*
@@ -1135,7 +1217,10 @@ Test(matrix_cli, lab_build_and_spec_usage_errors)
 	const char *a6[] = { "--kernel", "lab:6.12+no-such-series", "scenario",
 			     "vma-boundary", NULL };
 	const char *a7[] = { "--kernel", "lab:5.10", "suite", NULL };
-	const char *const *cases[] = { a1, a2, a3, a4, a5, a6, a7 };
+	const char *a8[] = { "--kernel", "lab:7.3/arm32", "scenario",
+			     "vma-boundary", NULL };
+	const char *a9[] = { "build", "--arch", "arm32", NULL };
+	const char *const *cases[] = { a1, a2, a3, a4, a5, a6, a7, a8, a9 };
 	const char *want[] = {
 		"no patch series 'no-such-series'",
 		"bad series name 'Bad/Name'",
@@ -1144,6 +1229,8 @@ Test(matrix_cli, lab_build_and_spec_usage_errors)
 		"--jobs '0'",
 		"no patch series 'no-such-series'",
 		"unknown lab kernel 'lab:5.10'",
+		"unknown lab kernel 'lab:7.3/arm32'",
+		"unknown --arch 'arm32' (x86_64, or arm64-64k",
 	};
 	unsigned i;
 	char *out;

@@ -123,8 +123,13 @@ static int model_predicted(const struct ra_model *m,
 int session_ra_model(const struct session *s, enum ra_policy policy,
 		     struct ra_model *m)
 {
-	return ra_model_init(m, s->file_pages, s->ra_pages, s->max_pages,
-			     policy);
+	int err = ra_model_init(m, s->file_pages, s->ra_pages, s->max_pages,
+				policy);
+
+	/* The scenario runs on the kernel it models: its page size */
+	if (!err)
+		ra_model_set_page_size(m, (uint32_t)sysconf(_SC_PAGESIZE));
+	return err;
 }
 
 int session_predict(const struct session *s, enum ra_policy policy,

@@ -68,6 +68,14 @@ int ra_model_init(struct ra_model *m, uint64_t file_pages, uint32_t ra_pages,
 	return 0;
 }
 
+void ra_model_set_page_size(struct ra_model *m, uint32_t page_size)
+{
+	/* VM_READAHEAD_PAGES: SZ_128K / PAGE_SIZE, at least one page */
+	m->io_pages = page_size && page_size < (128u << 10)
+			      ? (128u << 10) / page_size
+			      : 1;
+}
+
 void ra_model_free(struct ra_model *m)
 {
 	free(m->windows);

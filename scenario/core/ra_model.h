@@ -80,7 +80,11 @@ struct ra_model {
 	 * ra_model_init().
 	 */
 	bool unaligned_async;
-	/* The bdi's io_pages (ractl_max_pages()); FUSE: 32 (128 KiB). */
+	/*
+	 * The bdi's io_pages (ractl_max_pages()): VM_READAHEAD_PAGES, 128 KiB
+	 * in the kernel's pages (32 of 4 KiB, 8 of 16 KiB, 2 of 64 KiB);
+	 * ra_model_set_page_size() sets it, 32 until then.
+	 */
 	uint32_t io_pages;
 
 	/* Results. */
@@ -102,6 +106,14 @@ struct ra_model {
 int ra_model_init(struct ra_model *m, uint64_t file_pages, uint32_t ra_pages,
 		  uint32_t max_request, enum ra_policy policy);
 void ra_model_free(struct ra_model *m);
+
+/*
+ * The kernel's page size, in bytes (4096 until set): what is fixed in
+ * bytes in the kernel (io_pages, 128 KiB) becomes pages of that size.
+ * The model's other figures (ra_pages, the file's pages, VMA bounds) are
+ * in the kernel's pages already.
+ */
+void ra_model_set_page_size(struct ra_model *m, uint32_t page_size);
 
 /* read(2) of pages [@first, @first + @npages), @block pages at a time. */
 int ra_model_read(struct ra_model *m, uint64_t first, uint64_t npages,

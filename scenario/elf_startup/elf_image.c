@@ -24,6 +24,27 @@
 /* Relocations beyond this are refused (a program has thousands). */
 #define MAX_RELOCS (1u << 22)
 
+/* The machine this scenario runs on: the binaries it can start. */
+#if defined(__aarch64__)
+#define ELF_MACHINE EM_AARCH64
+#define ELF_MACHINE_NAME "arm64"
+#else
+#define ELF_MACHINE EM_X86_64
+#define ELF_MACHINE_NAME "x86-64"
+#endif
+
+unsigned long long elf_page_size(void)
+{
+	static unsigned long long size;
+
+	if (!size) {
+		long v = sysconf(_SC_PAGESIZE);
+
+		size = v > 0 ? (unsigned long long)v : 4096;
+	}
+	return size;
+}
+
 struct reader {
 	const uint8_t *data;
 	uint64_t size;
@@ -120,11 +141,12 @@ static int check_header(struct reader *r, const Elf64_Ehdr *eh)
 	if (r->size < sizeof(*eh))
 		return bad(r, "truncated ELF header: %llu bytes of %zu",
 			   (unsigned long long)r->size, sizeof(*eh));
-	if (eh->e_machine != EM_X86_64)
+	if (eh->e_machine != ELF_MACHINE)
 		return bad(r,
-			   "ELF machine %u, not x86-64 (%u): only 64-bit "
-			   "little-endian x86-64 is supported",
-			   eh->e_machine, EM_X86_64);
+			   "ELF machine %u, not %s (%u): only 64-bit "
+			   "little-endian %s is supported here",
+			   eh->e_machine, ELF_MACHINE_NAME, ELF_MACHINE,
+			   ELF_MACHINE_NAME);
 	if (eh->e_type != ET_EXEC && eh->e_type != ET_DYN)
 		return bad(r,
 			   "ELF type %u: not an executable (ET_EXEC) or a "
@@ -174,9 +196,10 @@ static int add_load(struct reader *r, const Elf64_Phdr *ph, unsigned i)
 		return bad(r,
 			   "PT_LOAD (program header %u): p_vaddr %#llx and "
 			   "p_offset %#llx are not congruent modulo the page "
-			   "size (4096)",
+			   "size (%llu): linked for smaller pages "
+			   "(-z max-page-size)",
 			   i, (unsigned long long)ph->p_vaddr,
-			   (unsigned long long)ph->p_offset);
+			   (unsigned long long)ph->p_offset, ELF_PAGE);
 	if (ph->p_vaddr > ELF_MAX_BYTES * 1024 || ph->p_memsz > ELF_MAX_BYTES)
 		return bad(r,
 			   "PT_LOAD (program header %u): p_vaddr %#llx, "

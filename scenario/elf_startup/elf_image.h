@@ -3,8 +3,9 @@
  * An ELF file as the dynamic loader sees it (elf-startup): its PT_LOAD
  * segments with the page-aligned bounds glibc's _dl_map_segments()
  * works with, PT_DYNAMIC, PT_GNU_RELRO and the relocation targets of
- * DT_RELA, DT_JMPREL and DT_RELR. 64-bit little-endian x86-64 only
- * (ELFCLASS64, ELFDATA2LSB, EM_X86_64), ET_EXEC or ET_DYN.
+ * DT_RELA, DT_JMPREL and DT_RELR. 64-bit little-endian binaries of the
+ * machine the scenario is built for (ELFCLASS64, ELFDATA2LSB, EM_X86_64
+ * or EM_AARCH64), ET_EXEC or ET_DYN.
  */
 #ifndef SCENARIO_ELF_IMAGE_H
 #define SCENARIO_ELF_IMAGE_H
@@ -13,7 +14,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define ELF_PAGE 4096ull
+/* The loader's page: the running kernel's, as glibc's (dl_pagesize). */
+#define ELF_PAGE elf_page_size()
+unsigned long long elf_page_size(void);
 #define ELF_MAX_LOADS 16
 /* A larger file or span is refused as absurd for a program. */
 #define ELF_MAX_BYTES (1ull << 30)

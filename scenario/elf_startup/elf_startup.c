@@ -19,7 +19,8 @@
 
 static const struct param_def params[] = {
 	{ "binary", PARAM_INPUT, "", NULL,
-	  "the ELF file to start (64-bit x86-64); empty: the testfs daemon "
+	  "the ELF file to start (64-bit, this machine's: x86-64 or arm64); "
+	  "empty: the testfs daemon "
 	  "this run starts (testfs_find_daemon())",
 	  0, 0, NULL },
 	PARAM_DEF_RA,
