@@ -400,10 +400,10 @@ static void collect(struct matrix *m, const struct server *s, struct run *r,
 /* Follows every submitted job to its end (or cancels it). */
 static void follow_all(struct matrix *m, const struct server *s,
 		       struct run *runs, struct lava_job *jobs,
-		       struct follow *f, size_t n)
+		       struct follow *f, size_t n, const struct lava_opts *o)
 {
 	/* LAVA's own limit for the job (lava.c), and a margin. */
-	double job_s = (double)((m->timeout_s + 59) / 60 + 12) * 60;
+	double job_s = (double)lava_job_timeout(m, o) + 120;
 	size_t i, left = 0;
 	char t[32];
 
@@ -483,7 +483,7 @@ int lava_run_all(struct matrix *m, struct run *runs, size_t n,
 			fflush(stdout);
 		}
 	}
-	follow_all(m, &s, runs, jobs, f, n);
+	follow_all(m, &s, runs, jobs, f, n, o);
 	for (i = 0; i < n; i++) {
 		struct run *r = &runs[i];
 
