@@ -402,8 +402,13 @@ static void follow_all(struct matrix *m, const struct server *s,
 		       struct run *runs, struct lava_job *jobs,
 		       struct follow *f, size_t n, const struct lava_opts *o)
 {
-	/* LAVA's own limit for the job (lava.c), and a margin. */
-	double job_s = (double)lava_job_timeout(m, o) + 120;
+	/*
+	 * LAVA's own limit for the job (lava.c), and a margin: LAVA ends a
+	 * job past its limit itself, with its own message, but its server
+	 * may learn of it minutes later on a loaded machine (seen: over
+	 * 100 s at load 30). Only a job LAVA never ends is canceled here.
+	 */
+	double job_s = (double)lava_job_timeout(m, o) + 600;
 	size_t i, left = 0;
 	char t[32];
 
