@@ -6,7 +6,7 @@
  * Mapping file pages [1024, 2047] and touching them in order:
  *  - ra 128 KiB, measured on 6.18: [1008, 2095], 16 before and 48 after;
  *  - ra 1 MiB, measured on 6.18: [896, 2431], 128 before and 384 after;
- *  - PROT_EXEC (Linux >= 6.16 clamps read-around of exec mappings to the
+ *  - PROT_EXEC (Linux >= 6.17 clamps read-around of exec mappings to the
  *    VMA): exactly [1024, 2047].
  * A VMA-limited policy (the 2026 max_index proposal) predicts 0 and 0.
  */

@@ -315,7 +315,7 @@ bool ra_model_fault(struct ra_model *m, uint64_t page, uint64_t vma_first,
 	m->major_faults++;
 	if (m->exec) {
 		/*
-		 * do_sync_mmap_readahead(), VM_EXEC (6.16+, order 0 on
+		 * do_sync_mmap_readahead(), VM_EXEC (6.17+, order 0 on
 		 * x86): from the faulting page (not before the VMA start),
 		 * ra_pages, cut at the VMA end, async_size 0.
 		 */

@@ -68,7 +68,7 @@ struct ra_model {
 	uint32_t max_request;
 	enum ra_policy policy;
 	/*
-	 * Faults come from a PROT_EXEC mapping (6.16+ do_sync_mmap_readahead):
+	 * Faults come from a PROT_EXEC mapping (6.17+ do_sync_mmap_readahead):
 	 * read from the faulting page (not before it), at most ra_pages,
 	 * clamped to the VMA end, no marker, so no async window. Set after
 	 * ra_model_init().

@@ -11,16 +11,18 @@
 #include "elf_startup.h"
 
 /*
- * 6.16 clamped exec read-around to the VMA and began rounding async
- * windows to their folio order; release "MAJOR.MINOR...".
+ * Whether release "MAJOR.MINOR..." is 6.@minor or later. Async windows
+ * are rounded to their folio order from 6.16; exec read-around is
+ * clamped to the VMA from 6.17 (vma-boundary exec=yes measured 16
+ * before / 48 after on Debian's 6.16.12, 0 / 0 on 6.17.13).
  */
-static bool release_clamps_exec(const char *release)
+static bool release_at_least(const char *release, unsigned minor)
 {
 	unsigned maj = 0, min = 0;
 
 	if (sscanf(release, "%u.%u", &maj, &min) != 2)
 		return false;
-	return maj > 6 || (maj == 6 && min >= 16);
+	return maj > 6 || (maj == 6 && min >= minor);
 }
 
 /*
@@ -36,7 +38,7 @@ static int drive(struct ra_model *m, const void *arg)
 	size_t i;
 	int err = 0;
 
-	m->unaligned_async = !r->exec_clamp;
+	m->unaligned_async = !r->async_round;
 	ra_model_read(m, 0, (p->header_bytes + ELF_PAGE - 1) / ELF_PAGE,
 		      (uint32_t)((p->header_bytes + ELF_PAGE - 1) / ELF_PAGE));
 	if (p->phdr_len) {
@@ -173,7 +175,8 @@ int elf_analyse(struct scenario_ctx *ctx, void *result)
 	unsigned p;
 	int err;
 
-	r->exec_clamp = release_clamps_exec(r->s->kernel);
+	r->exec_clamp = release_at_least(r->s->kernel, 17);
+	r->async_round = release_at_least(r->s->kernel, 16);
 	err = segment_pages(&r->img, &u);
 	for (p = 0; p < RA_NPOLICIES && !err; p++) {
 		struct elf_policy *v = &r->policy[p];

@@ -195,10 +195,15 @@ static void report_policies(struct scenario_ctx *ctx,
 		 "VMA it has at that time (a page once mapped faults no "
 		 "more). %s",
 		 r->exec_clamp
-			 ? "This kernel is 6.16 or later: faults on the "
+			 ? "This kernel is 6.17 or later: faults on the "
 			   "executable segment read from the fault, clamped "
 			   "to the VMA, under every policy, and async windows "
 			   "end on a multiple of 4 pages."
+		 : r->async_round
+			 ? "This kernel is 6.16: faults on the executable "
+			   "segment read around as any other (the clamp to "
+			   "the VMA came in 6.17), and async windows end on a "
+			   "multiple of 4 pages."
 			 : "This kernel is older than 6.16: faults on the "
 			   "executable segment read around as any other, and "
 			   "async windows are not rounded to 4 pages.");
@@ -214,9 +219,10 @@ static void report_policies(struct scenario_ctx *ctx,
 			 (unsigned long long)v->pred.pages,
 			 (unsigned long long)v->outside);
 		row = report_verdict(t,
-				     p ? names[p]
-				     : r->exec_clamp
-					     ? "current kernels (6.16+)"
+				     p		     ? names[p]
+				     : r->exec_clamp ? "current kernels (6.17+)"
+				     : r->async_round
+					     ? "current kernels (6.16)"
 					     : "current kernels (before 6.16)",
 				     exp, obs, v->verdict);
 		verdict_num(row, "expected_pages", v->pred.pages);

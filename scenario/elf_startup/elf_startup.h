@@ -55,10 +55,13 @@ struct elf_result {
 	/* The file read through the mount equals the original: 1, 0, < 0. */
 	int bytes_equal;
 	/*
-	 * The kernel is 6.16 or later: exec read-around is clamped to the
-	 * VMA, async windows are rounded to 4 pages (ra_model.h).
+	 * The kernel clamps exec read-around to the VMA (6.17 or later:
+	 * measured, Debian 6.16.12 still reads 16 pages before and 48
+	 * after an exec VMA, 6.17.13 none; docs/kernels.md) and rounds
+	 * async windows to 4 pages (6.16 or later, ra_model.h).
 	 */
 	bool exec_clamp;
+	bool async_round;
 
 	/* The analysis (elf_analyse.c). */
 	/* Pages each step touched first (no earlier step touched them). */

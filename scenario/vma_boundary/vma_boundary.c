@@ -23,7 +23,7 @@ static const struct param_def params[] = {
 	PARAM_DEF_RA,
 	PARAM_DEF_MODEL("nvme", ""),
 	{ "exec", PARAM_CHOICE, "no", NULL,
-	  "yes: map PROT_READ|PROT_EXEC (read-around clamped since 6.16)", 0, 0,
+	  "yes: map PROT_READ|PROT_EXEC (read-around clamped since 6.17)", 0, 0,
 	  "no|yes" },
 	{ "throughput", PARAM_CHOICE, "yes", NULL,
 	  "also time 4 KiB mmap and pread, sequential and random, over the "
@@ -187,7 +187,7 @@ static int analyse(struct scenario_ctx *ctx, void *result)
 	unsigned p;
 	int err = 0;
 
-	/* exec: 6.16+ reads from the fault within the VMA, no async. */
+	/* exec: 6.17+ reads from the fault within the VMA, no async. */
 	for (p = 0; p < RA_NPOLICIES && !err; p++) {
 		err = session_predict(t->s, (enum ra_policy)p, drive, t,
 				      &t->reads, &t->policy[p].pred,

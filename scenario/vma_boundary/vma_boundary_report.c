@@ -273,7 +273,7 @@ static void verdicts(struct report *rep, const struct vma_result *t)
 	for (p = 0; p < RA_NPOLICIES; p++) {
 		const struct vma_policy *v = &t->policy[p];
 		const char *name = p	     ? names[p]
-				   : t->exec ? "current kernels (6.16+, exec)"
+				   : t->exec ? "current kernels (6.17+, exec)"
 					     : "current kernels (6.18)";
 
 		testfs_extents_format(&v->pred, ext, sizeof(ext));
