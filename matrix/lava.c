@@ -161,12 +161,25 @@ static void definition_name(const struct matrix *m, char *out, size_t len)
 		out[strlen(out) - 1] = '\0';
 }
 
+static int cap(int a, int b)
+{
+	return a < b ? a : b;
+}
+
+int lava_job_timeout(const struct matrix *m, const struct lava_opts *o)
+{
+	return o->job_timeout_s ? o->job_timeout_s
+				: ((m->timeout_s + 59) / 60 + 10) * 60;
+}
+
 static char *job_yaml(const struct matrix *m, const struct run *r,
 		      const struct lava_opts *o, const char *slug)
 {
 	const char *accel = getenv("TESTFS_MATRIX_ACCEL");
 	bool kvm = accel && strcmp(accel, "kvm") == 0;
-	int minutes = (m->timeout_s + 59) / 60;
+	int job_s = lava_job_timeout(m, o);
+	/* No action's limit past the job's (lava-common's schema). */
+	int test_s = cap((m->timeout_s + 59) / 60 * 60, job_s);
 	struct strbuf sb = STRBUF_INIT, name = STRBUF_INIT;
 	const struct lava_arch *a = find_arch(r->k.arch);
 	char def[128];
@@ -185,9 +198,9 @@ static char *job_yaml(const struct matrix *m, const struct run *r,
 	yaml_str(&sb, name.data);
 	strbuf_addf(&sb,
 		    "\nvisibility: public\npriority: medium\n"
-		    "timeouts:\n  job:\n    minutes: %d\n"
-		    "  connection:\n    minutes: %d\n",
-		    minutes + 10, minutes);
+		    "timeouts:\n  job:\n    seconds: %d\n"
+		    "  connection:\n    seconds: %d\n",
+		    job_s, test_s);
 	if (a->machine)
 		/* A device per page size: a worker's qemu may lack 16k. */
 		strbuf_addf(&sb, "tags:\n- page-%uk\n", r->k.page_size / 1024);
@@ -199,8 +212,9 @@ static char *job_yaml(const struct matrix *m, const struct run *r,
 	strbuf_adds(&sb, "  memory: 2048\n"
 			 "  extra_options:\n  - -smp 2\n  - -no-reboot\n");
 	strbuf_adds(&sb, "actions:\n- deploy:\n    to: tmpfs\n"
-			 "    timeout:\n      minutes: 5\n    images:\n"
-			 "      kernel:\n        image_arg: ");
+			 "    timeout:\n");
+	strbuf_addf(&sb, "      seconds: %d\n", cap(300, job_s));
+	strbuf_adds(&sb, "    images:\n      kernel:\n        image_arg: ");
 	strbuf_addf(&sb, "'-kernel {kernel} -append \"console=%s %s\"'\n",
 		    a->console, LAVA_CMDLINE);
 	strbuf_adds(&sb, "        url: ");
@@ -209,8 +223,9 @@ static char *job_yaml(const struct matrix *m, const struct run *r,
 			 "{ramdisk}'\n        url: ");
 	strbuf_addf(&sb, "'%s/%s/initrd.cpio'\n", o->artifacts_url, slug);
 	strbuf_adds(&sb, "- boot:\n    method: qemu\n    media: tmpfs\n"
-			 "    timeout:\n      minutes: 3\n");
-	strbuf_addf(&sb, "- test:\n    timeout:\n      minutes: %d\n", minutes);
+			 "    timeout:\n");
+	strbuf_addf(&sb, "      seconds: %d\n", cap(180, job_s));
+	strbuf_addf(&sb, "- test:\n    timeout:\n      seconds: %d\n", test_s);
 	strbuf_adds(&sb, "    monitors:\n    - name: ");
 	strbuf_adds(&sb, def);
 	strbuf_adds(&sb, "\n      start: ");

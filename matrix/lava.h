@@ -23,7 +23,12 @@ struct lava_opts {
 	const char *artifacts;	   /* --artifacts DIR, or NULL */
 	const char *artifacts_url; /* --artifacts-url BASE, or NULL */
 	const char *arch;	   /* --arch: every kernel's (or NULL) */
+	int job_timeout_s;	   /* --lava-timeout: LAVA's limit, or 0 */
 };
+
+/* LAVA's own time limit for each job, in seconds: --lava-timeout, else
+ * --timeout and 10 minutes (the guest's boot and the deploy). */
+int lava_job_timeout(const struct matrix *m, const struct lava_opts *o);
 
 /* The LAVA job of one kernel: where its files are. */
 struct lava_job {

@@ -341,9 +341,25 @@ static void cancel(const struct server *s, const struct lava_job *j)
 	free(lavacli(s, args, NULL, CALL_S, &ok));
 }
 
+/*
+ * The dispatcher's last error in a job log (`"error_msg": "..."` of a
+ * results entry, as "download-retry timed out after 20 seconds"):
+ * malloc'd, or NULL. LAVA leaves the job's failure comment empty for
+ * some errors (a job timeout among them).
+ */
+static char *log_error(const char *log)
+{
+	static const char key[] = "\"error_msg\": \"";
+	const char *p, *last = NULL;
+
+	for (p = log; (p = strstr(p, key)); p += sizeof(key) - 1)
+		last = p + sizeof(key) - 1;
+	return last ? strndup(last, strcspn(last, "\"\n")) : NULL;
+}
+
 /* The job's log into the run, decoded like a console. */
 static void collect(struct matrix *m, const struct server *s, struct run *r,
-		    const struct lava_job *j, const struct follow *f)
+		    const struct lava_job *j, struct follow *f)
 {
 	char id[32], path[320];
 	const char *args[] = { "jobs", "logs", id, "--raw", NULL };
@@ -366,8 +382,12 @@ static void collect(struct matrix *m, const struct server *s, struct run *r,
 		fclose(in);
 	}
 	unlink(path);
-	if (log)
+	if (log) {
+		log[len] = '\0';
 		console = lava_log_console(log, len, &clen);
+		if (!f->comment)
+			f->comment = log_error(log);
+	}
 	free(log);
 	snprintf(r->accel, sizeof(r->accel), "%s", "lava");
 	r->status = RUN_OK;
@@ -400,10 +420,15 @@ static void collect(struct matrix *m, const struct server *s, struct run *r,
 /* Follows every submitted job to its end (or cancels it). */
 static void follow_all(struct matrix *m, const struct server *s,
 		       struct run *runs, struct lava_job *jobs,
-		       struct follow *f, size_t n)
+		       struct follow *f, size_t n, const struct lava_opts *o)
 {
-	/* LAVA's own limit for the job (lava.c), and a margin. */
-	double job_s = (double)((m->timeout_s + 59) / 60 + 12) * 60;
+	/*
+	 * LAVA's own limit for the job (lava.c), and a margin: LAVA ends a
+	 * job past its limit itself, with its own message, but its server
+	 * may learn of it minutes later on a loaded machine (seen: over
+	 * 100 s at load 30). Only a job LAVA never ends is canceled here.
+	 */
+	double job_s = (double)lava_job_timeout(m, o) + 600;
 	size_t i, left = 0;
 	char t[32];
 
@@ -483,7 +508,7 @@ int lava_run_all(struct matrix *m, struct run *runs, size_t n,
 			fflush(stdout);
 		}
 	}
-	follow_all(m, &s, runs, jobs, f, n);
+	follow_all(m, &s, runs, jobs, f, n, o);
 	for (i = 0; i < n; i++) {
 		struct run *r = &runs[i];
 

@@ -45,12 +45,13 @@ static void usage(FILE *f)
 	      "       testfs-matrix [COMMAND] --help\n"
 	      "       testfs-matrix --lava URL [--lava-token FILE] --artifacts "
 	      "DIR\n"
-	      "                     [--artifacts-url BASE] [--kernel SPEC]... "
-	      "COMMAND [ARGS...]\n"
+	      "                     [--artifacts-url BASE] [--lava-timeout S] "
+	      "[--kernel SPEC]...\n"
+	      "                     COMMAND [ARGS...]\n"
 	      "       testfs-matrix [--kernel SPEC]... --artifacts DIR "
 	      "[--artifacts-url BASE]\n"
-	      "                     [--arch ARCH] lava-job COMMAND "
-	      "[ARGS...]\n"
+	      "                     [--arch ARCH] [--lava-timeout S] lava-job "
+	      "COMMAND [ARGS...]\n"
 	      "\n"
 	      "Runs one testfs command on several kernels: the host's, and "
 	      "QEMU guests\n"
@@ -150,6 +151,10 @@ static void usage(FILE *f)
 	      "$TESTFS_LAVA_USER), all at once\n"
 	      "  --lava-token FILE  the user's LAVA token (default: "
 	      "$TESTFS_LAVA_TOKEN)\n"
+	      "  --lava-timeout S   LAVA's own time limit for each job "
+	      "(default: --timeout\n"
+	      "                  and 10 minutes); a job past it ends "
+	      "Incomplete in LAVA\n"
 	      "  --artifacts DIR    where the jobs' kernels and images are "
 	      "written\n"
 	      "  --artifacts-url BASE  the URL the workers fetch DIR from "
@@ -251,6 +256,7 @@ int main(int argc, char **argv)
 		{ "timeout", required_argument, NULL, 'T' },
 		{ "lava", required_argument, NULL, 'L' },
 		{ "lava-token", required_argument, NULL, 'K' },
+		{ "lava-timeout", required_argument, NULL, 'O' },
 		{ "artifacts", required_argument, NULL, 'A' },
 		{ "artifacts-url", required_argument, NULL, 'U' },
 		{ "arch", required_argument, NULL, 'R' },
@@ -294,11 +300,15 @@ int main(int argc, char **argv)
 			html = optarg;
 			break;
 		case 'T':
-			if (parse_uint(optarg, 1, 86400, &v, &perr))
-				return matrix_usage_error(
-					"--timeout '%s': seconds, 1 to 86400",
-					optarg);
-			m.timeout_s = (int)v;
+		case 'O':
+			if (parse_uint(optarg, 1, 86400, &v, &perr)) {
+				snprintf(why, sizeof(why),
+					 "--%s '%s': seconds, 1 to 86400",
+					 c == 'T' ? "timeout" : "lava-timeout",
+					 optarg);
+				return matrix_usage_error("%s", why);
+			}
+			*(c == 'T' ? &m.timeout_s : &lo.job_timeout_s) = (int)v;
 			break;
 		case 'L':
 			lo.url = optarg;
@@ -342,11 +352,12 @@ int main(int argc, char **argv)
 				      "--lava-token are for a --lava run");
 		return cmd_lava_job(&m, specs, nspec, &lo);
 	}
-	if (!lo.url &&
-	    (lo.token || lo.artifacts || lo.artifacts_url || lo.arch))
+	if (!lo.url && (lo.token || lo.artifacts || lo.artifacts_url ||
+			lo.arch || lo.job_timeout_s))
 		return matrix_usage_error(
-			"%s", "--lava-token, --artifacts, --artifacts-url and "
-			      "--arch go with --lava URL or lava-job");
+			"%s", "--lava-token, --lava-timeout, --artifacts, "
+			      "--artifacts-url and --arch go with --lava URL "
+			      "or lava-job");
 	if (lo.url && strcmp(m.argv[0], "scenario") &&
 	    strcmp(m.argv[0], "touch") && strcmp(m.argv[0], "suite"))
 		return matrix_usage_error(

@@ -45,6 +45,42 @@ server_env() {
 
 manage() { server_env; lava-server manage "$@"; }
 
+# The admin user and its token, device type qemu, worker1 and its token,
+# the devices qemu-0N tagged page-4k and page-16k (under TCG
+# qemu-system-aarch64 runs either page size; testfs-matrix tags its
+# arm64 jobs so), all health Good; what exists is kept.
+setup_py='
+import os
+from django.contrib.auth.models import User
+from lava_scheduler_app.models import Device, DeviceType, Tag, Worker
+from linaro_django_xmlrpc.models import AuthToken
+name = os.environ["LAVA_USER"]
+u = User.objects.filter(username=name).first()
+if u is None:
+    u = User.objects.create_user(name, "", name)
+    u.is_staff = u.is_superuser = True
+    u.save()
+secret = open(os.environ["LAVA_TOKEN_FILE"]).read().strip()
+AuthToken.objects.get_or_create(user=u, secret=secret,
+                                defaults={"description": "testfs-matrix"})
+dt = DeviceType.objects.get_or_create(name="qemu")[0]
+w = Worker.objects.get_or_create(hostname="worker1")[0]
+tags = [Tag.objects.get_or_create(name=t)[0] for t in ("page-4k", "page-16k")]
+for i in range(1, int(os.environ["LAVA_NDEV"]) + 1):
+    d = Device.objects.get_or_create(
+        hostname="qemu-0%d" % i,
+        defaults={"device_type": dt, "worker_host": w,
+                  "state": Device.STATE_IDLE})[0]
+    d.health = Device.HEALTH_GOOD
+    d.save()
+    d.tags.add(*tags)
+os.umask(0o077)
+with open(os.environ["LAVA_WORKER_TOKEN"], "w") as f:
+    f.write(w.token)
+print("set up: user", name, "worker1", Device.objects.count(), "devices")
+'
+
+
 # Starts "$@" in the background (its own session), its pid in $1.pid.
 start() {
 	local name=$1
@@ -82,6 +118,9 @@ stop_pid() {
 print_env() {
 	echo "TESTFS_LAVA_URL=http://$user@127.0.0.1:$port"
 	echo "TESTFS_LAVA_TOKEN_FILE=$dir/token"
+	# For jobs submitted by hand (testfs-matrix lava-job's job.yaml).
+	echo "# lavacli identities add --uri $url/RPC2 --username $user" \
+		"--token \"\$(cat $dir/token)\" testfs-local"
 }
 
 up() {
@@ -106,59 +145,48 @@ up() {
 		runuser -u lavaserver -- "$pgbin/initdb" -D "$dir/pg" -A trust \
 			-U lavaserver -E UTF8 > "$dir/initdb.out"
 	fi
-	runuser -u lavaserver -- "$pgbin/pg_ctl" -D "$dir/pg" -w -t 60 \
-		-l "$dir/pg/postgres.log" \
-		-o "-p $pgport -k $dir/pg -c listen_addresses=127.0.0.1" start \
-		> /dev/null
+	# (still running after an `up` that failed later on: kept)
+	runuser -u lavaserver -- "$pgbin/pg_ctl" -D "$dir/pg" status \
+		> /dev/null 2>&1 ||
+		runuser -u lavaserver -- "$pgbin/pg_ctl" -D "$dir/pg" -w -t 60 \
+			-l "$dir/pg/postgres.log" \
+			-o "-p $pgport -k $dir/pg -c listen_addresses=127.0.0.1" \
+			start > /dev/null
 	"$pgbin/psql" -h 127.0.0.1 -p "$pgport" -U lavaserver -d postgres -tAc \
 		"SELECT 1 FROM pg_database WHERE datname='lavaserver'" | grep -q 1 ||
 		"$pgbin/createdb" -h 127.0.0.1 -p "$pgport" -U lavaserver lavaserver
 
 	say "the server's database (lava-server manage migrate)"
 	manage migrate --noinput > "$dir/migrate.out"
-	if ! manage users list 2> /dev/null | grep -qw "$user"; then
-		manage users add "$user" --superuser --staff --passwd "$user" \
-			> /dev/null
-	fi
+	say "user $user, device type qemu, worker worker1, $ndev qemu devices"
 	if [ ! -s "$dir/token" ]; then
 		(umask 077 && head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' \
 			> "$dir/token")
-		manage tokens add --user "$user" --secret "$(cat "$dir/token")" \
-			--description testfs-matrix > /dev/null
 	fi
-
-	say "device type qemu, worker worker1, $ndev qemu devices"
-	manage device-types list 2> /dev/null | grep -qw qemu ||
-		manage device-types add qemu > /dev/null
-	manage workers list 2> /dev/null | grep -qw worker1 ||
-		manage workers add worker1 > /dev/null
-	# Under TCG qemu-system-aarch64 runs either page size: both tags
-	# (testfs-matrix tags its arm64 jobs page-4k or page-16k).
-	local i name
+	local i
 	for ((i = 1; i <= ndev; i++)); do
-		name=qemu-0$i
-		echo "{% extends 'qemu.jinja2' %}" > "$dir/devices/$name.jinja2"
-		manage devices list 2> /dev/null | grep -qw "$name" ||
-			manage devices add --device-type qemu --worker worker1 \
-				--tags page-4k page-16k "$name" > /dev/null
-		manage devices update --health GOOD "$name" > /dev/null
+		echo "{% extends 'qemu.jinja2' %}" > "$dir/devices/qemu-0$i.jinja2"
 	done
+	# One Django shell for all of it: each `lava-server manage` command
+	# starts Django anew (a minute each on a loaded machine).
+	LAVA_USER=$user LAVA_TOKEN_FILE=$dir/token LAVA_NDEV=$ndev \
+		LAVA_WORKER_TOKEN=$dir/worker.token manage shell -c "$setup_py" \
+		> "$dir/setup.out"
 
 	say "server on $url (gunicorn3), scheduler, worker"
 	server_env
 	start server gunicorn3 lava_server.wsgi --bind "127.0.0.1:$port" \
 		--workers 2 --worker-class eventlet --timeout 120
 	start scheduler lava-server manage lava-scheduler --level INFO
-	wait_for "curl -sf $url/api/v0.2/system/version/" 60 ||
+	wait_for "curl -sf $url/api/v0.2/system/version/" 180 ||
 		die "the server did not answer on $url (see $dir/server.out)"
 	local wtoken
-	wtoken=$(manage workers details worker1 2> /dev/null |
-		sed -n 's/^ *token *: *//p')
+	wtoken=$(cat "$dir/worker.token")
 	start worker lava-worker --name worker1 --url "$url/" \
 		--worker-dir "$dir/worker" --level INFO \
 		${wtoken:+--token "$wtoken"}
 	# The worker is online when the server says so.
-	wait_for "curl -sf $url/api/v0.2/workers/worker1/ | grep -q '\"state\": *\"Online\"'" 60 ||
+	wait_for "curl -sf $url/api/v0.2/workers/worker1/ | grep -q '\"state\": *\"Online\"'" 180 ||
 		die "worker1 did not come online (see $dir/worker.out)"
 	say "up in $((SECONDS - t0)) s"
 	print_env

@@ -151,6 +151,9 @@ def cli(matrix, src):
             (['--artifacts', art, 'lava-job', 'nosuch'], 2, 'unknown command'),
             (['--lava', 'ftp://x', '--artifacts', art, 'suite'], 2, 'http'),
             (['--artifacts', art, 'suite'], 2, 'go with --lava'),
+            (['--lava-timeout', '60', 'suite'], 2, 'go with --lava'),
+            (['--artifacts', art, '--lava-timeout', '0', 'lava-job', 'suite'],
+             2, '--lava-timeout'),
             (['--lava', 'http://127.0.0.1:9', 'lava-job', 'suite'], 2,
              'lava-job writes'),
             (['--lava', 'http://127.0.0.1:9', '--artifacts', art, 'kernels'],
@@ -264,8 +267,18 @@ def schema(matrix):
                     check(True, f'{" ".join(cmd)}: valid for lava-common')
                 except Exception as e:
                     check(False, f'{" ".join(cmd)}: lava-common says {e}')
-                check(data['timeouts']['job']['minutes'] >= 20,
-                      '--timeout sets the job\'s limit')
+                check(data['timeouts']['job']['seconds'] == 1800,
+                      '--timeout sets the job\'s limit (and 10 minutes)')
+        k = fake_kernel(os.path.join(tmp, 'k'))
+        art = os.path.join(tmp, 'short')
+        rc, out, err = run([matrix, '--kernel', k, '--artifacts', art,
+                            '--lava-timeout', '90', 'lava-job', 'suite'])
+        for root, _, files in os.walk(art):
+            if 'job.yaml' in files:
+                data = yaml.safe_load(open(os.path.join(root, 'job.yaml')))
+                validate(data, strict=True)
+                check(data['timeouts']['job'] == {'seconds': 90},
+                      f'--lava-timeout 90: LAVA\'s job limit: {data["timeouts"]}')
         # arm64 guests, 4 KiB and 16 KiB pages: qemu-system-aarch64's
         # context and a device tag per page size.
         env = dict(os.environ,
@@ -391,6 +404,36 @@ def live_bad_input(matrix, env, tmp, kernel, cmd):
           f'/scheduler/job/{jid}' in out + err and
           failed_run(js, f'/scheduler/job/{jid}'),
           f'a canceled job: exit 1, Canceled, its URL: {p.returncode} {(out + err).strip()[-400:]}')
+    # A job past LAVA's own time limit (--lava-timeout 20: the guest
+    # does not even boot in that time): LAVA ends it Incomplete with its
+    # "... timed out after N seconds"; exit 1 with that and the job's URL
+    # within the follow's margin, and --json, --ktap and --html whole
+    # (the failed run in each), never cut short.
+    kt, ht = os.path.join(tmp, 'bad.ktap'), os.path.join(tmp, 'bad.html')
+    t0 = time.monotonic()
+    rc, out, err = run([*lava, '--lava-token', token, '--lava-timeout', '20',
+                        '--ktap', kt, '--html', ht, '--kernel', kernel, *cmd],
+                       timeout=1200)
+    took = time.monotonic() - t0
+    m = re.search(r'/scheduler/job/(\d+)', out + err)
+    whole = False
+    try:
+        ktap = open(kt).read().splitlines()
+        html = open(ht).read().rstrip()
+        whole = (ktap[0] == 'KTAP version 1' and '1..1' in ktap and
+                 ktap[-1].startswith('not ok 1 ') and
+                 any('timed out after' in l for l in ktap) and
+                 html.endswith('</html>'))
+    except (OSError, IndexError):
+        pass
+    check(rc == 1 and 'timed out after' in out + err and m is not None and
+          failed_run(js, 'timed out after') and whole and took < 1100,
+          f'a job past --lava-timeout: exit 1 in {took:.0f} s, LAVA\'s '
+          f'"timed out", its URL, whole --json/--ktap/--html: {rc} '
+          f'{(out + err).strip()[-400:]}')
+    for f in (kt, ht):
+        if os.path.exists(f):
+            os.unlink(f)
     # No qemu device that can take jobs: both retired, then Good again.
     devs = ['qemu-01', 'qemu-02']
     for d in devs:
@@ -414,6 +457,9 @@ def local(matrix, src):
     print(out, err)
     check(rc == 0, 'scripts/lava-local.sh up')
     if rc:
+        # What it started before it failed (PostgreSQL) goes too.
+        if os.environ.get('TESTFS_LAVA_KEEP') != '1':
+            run(['bash', script, 'down'], timeout=300)
         return
     env = dict(l.split('=', 1) for l in out.splitlines() if l.startswith('TESTFS_LAVA_'))
     try:
@@ -449,8 +495,10 @@ def local(matrix, src):
                     docs.append(str(e))
             check(docs[0] == docs[1],
                   f'LAVA\'s --json equals the local one but for times:\n{docs[0]}\n{docs[1]}')
+            with open('/proc/loadavg') as f:
+                load = ' '.join(f.read().split()[:3])
             print(f'one kernel over LAVA: {one:.0f} s; two at once: {two:.0f} s '
-                  f'({two / one:.2f}x)')
+                  f'({two / one:.2f}x); load average now {load}')
             live_bad_input(matrix, env, tmp, kernels[0], cmd)
     finally:
         if os.environ.get('TESTFS_LAVA_KEEP') != '1':
