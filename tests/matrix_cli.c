@@ -116,15 +116,21 @@ Test(matrix_cli, usage_errors_exit_2)
 	const char *a7[] = { "--kernel", "host", "scenario", "no-such", NULL };
 	const char *a8[] = { "scenario", "vma-boundary", "exec", NULL };
 	const char *a9[] = { NULL };
-	const char *a10[] = { "suite", "extra", NULL };
-	const char *const *cases[] = {
-		a1, a2, a3, a4, a5, a6, a7, a8, a9, a10
-	};
-	const char *want[] = { "unknown kernel",    "no such file",
-			       "unknown command",   "FIRST and COUNT",
-			       "unknown option",    "--timeout",
-			       "no-such",	    "PARAM=VALUE",
-			       "COMMAND is needed", "no arguments" };
+	const char *a10[] = { "suite", "causes/*", "extra", NULL };
+	const char *a11[] = { "suite", "causes/a b", NULL };
+	const char *const *cases[] = { a1, a2, a3, a4,	a5, a6,
+				       a7, a8, a9, a10, a11 };
+	const char *want[] = { "unknown kernel",
+			       "no such file",
+			       "unknown command",
+			       "FIRST and COUNT",
+			       "unknown option",
+			       "--timeout",
+			       "no-such",
+			       "PARAM=VALUE",
+			       "COMMAND is needed",
+			       "one TEST pattern at most",
+			       "is not a TEST pattern" };
 	unsigned i;
 	char *out;
 
