@@ -117,16 +117,22 @@ Test(matrix_cli, usage_errors_exit_2)
 	const char *a8[] = { "scenario", "vma-boundary", "exec", NULL };
 	const char *a9[] = { NULL };
 	const char *a10[] = { "suite", "extra", NULL };
-	const char *const *cases[] = {
-		a1, a2, a3, a4, a5, a6, a7, a8, a9, a10
-	};
-	const char *want[] = {
-		"unknown kernel",    "no such file",
-		"unknown command",   "FIRST and COUNT",
-		"unknown option",    "--timeout",
-		"no-such",	     "PARAM=VALUE",
-		"COMMAND is needed", "is not one of the suite's tests"
-	};
+	const char *a11[] = { "suite", "causes/*", "causes/x", NULL };
+	const char *a12[] = { "suite", "causes/a b", NULL };
+	const char *const *cases[] = { a1, a2, a3, a4,	a5,  a6,
+				       a7, a8, a9, a10, a11, a12 };
+	const char *want[] = { "unknown kernel",
+			       "no such file",
+			       "unknown command",
+			       "FIRST and COUNT",
+			       "unknown option",
+			       "--timeout",
+			       "no-such",
+			       "PARAM=VALUE",
+			       "COMMAND is needed",
+			       "is not one of the suite's tests",
+			       "one SUITE/TEST pattern at most",
+			       "is not a TEST pattern" };
 	unsigned i;
 	char *out;
 
