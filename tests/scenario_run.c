@@ -686,7 +686,7 @@ Test(scenario, bad_arguments_exit_2_naming_them)
 	expect_bad(a9, "PARAM=VALUE", NULL);
 	expect_bad(a10, "'ra' given twice", NULL);
 	expect_bad(a11, "log", "/nonexistent/dir");
-	expect_bad(a12, "size", "not a multiple of 4 KiB");
+	expect_bad(a12, "size", "not a multiple of the page size");
 	expect_bad(a13, "size", "the minimum is 12 KiB");
 	expect_bad(a14, "size", "the maximum is 1 TiB");
 	expect_bad(a15, "transport", "dev,uring");
