@@ -678,7 +678,7 @@ Test(scenario, bad_arguments_exit_2_naming_them)
 	expect_bad(a1, "nosuch", "size, ra");
 	expect_bad(a2, "ra", "4..1048576");
 	expect_bad(a3, "engines", "all,read,io_uring,posix_aio");
-	expect_bad(a4, "size", "multiple of 4 KiB");
+	expect_bad(a4, "size", "multiple of the page size");
 	expect_bad(a5, "model", "warp9");
 	expect_bad(a6, "no-such-scenario", "vma-boundary");
 	expect_bad(a7, "no-such-scenario", NULL);
