@@ -678,7 +678,7 @@ Test(scenario, bad_arguments_exit_2_naming_them)
 	expect_bad(a1, "nosuch", "size, ra");
 	expect_bad(a2, "ra", "4..1048576");
 	expect_bad(a3, "engines", "all,read,io_uring,posix_aio");
-	expect_bad(a4, "size", "multiple of 4 KiB");
+	expect_bad(a4, "size", "multiple of the page size");
 	expect_bad(a5, "model", "warp9");
 	expect_bad(a6, "no-such-scenario", "vma-boundary");
 	expect_bad(a7, "no-such-scenario", NULL);
@@ -686,7 +686,7 @@ Test(scenario, bad_arguments_exit_2_naming_them)
 	expect_bad(a9, "PARAM=VALUE", NULL);
 	expect_bad(a10, "'ra' given twice", NULL);
 	expect_bad(a11, "log", "/nonexistent/dir");
-	expect_bad(a12, "size", "not a multiple of 4 KiB");
+	expect_bad(a12, "size", "not a multiple of the page size");
 	expect_bad(a13, "size", "the minimum is 12 KiB");
 	expect_bad(a14, "size", "the maximum is 1 TiB");
 	expect_bad(a15, "transport", "dev,uring");

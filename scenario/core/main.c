@@ -180,11 +180,12 @@ static void accepted_text(const struct param_def *d, char *buf, size_t size)
 			 (unsigned long long)d->max);
 		break;
 	case PARAM_SIZE:
-		snprintf(buf, size,
-			 "a size in bytes, a multiple of 4 KiB, with an "
-			 "optional K, M, G or T suffix, from %s to %s",
-			 size_text(d->min, a, sizeof(a)),
-			 size_text(d->max, b, sizeof(b)));
+		snprintf(
+			buf, size,
+			"a size in bytes, a multiple of the page size, with an "
+			"optional K, M, G or T suffix, from %s to %s",
+			size_text(d->min, a, sizeof(a)),
+			size_text(d->max, b, sizeof(b)));
 		break;
 	case PARAM_CHOICE:
 		snprintf(buf, size, "one of: %s", d->choices);
