@@ -30,7 +30,7 @@ struct file_spec {
 #define KERNEL_DEFAULT_MAX_BACKGROUND 12
 #define KERNEL_DEFAULT_CONGESTION_THRESHOLD 9
 /* --threads: the default (see docs/benchmarks.md) and the most allowed. */
-#define OPTIONS_DEFAULT_THREADS 4
+#define OPTIONS_DEFAULT_THREADS 1
 #define TESTFS_THREADS_MAX 256
 /* --transport: how requests reach the daemon (daemon/transport.h). */
 #define OPT_TRANSPORT_DEV 0

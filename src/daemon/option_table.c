@@ -57,10 +57,9 @@ static const struct opt_desc opt_table[] = {
 	{ "threads", 0, OPT_THREADS, true, true, SEC_KNOBS, "N",
 	  "request threads (1..256): they all read /dev/fuse at once and "
 	  "answer in parallel; every read is logged in the kernel's order "
-	  "(its FUSE unique), as with one thread. Default 4: as fast as 1 "
-	  "for one reader at the same CPU per request, 2-4x faster for 4 "
-	  "and 16 readers (docs/benchmarks.md); 1 answers one request at a "
-	  "time. With --transport uring they serve what /dev/fuse still "
+	  "(its FUSE unique), as with one thread. Default 1 (one request "
+	  "at a time: readahead timing stays deterministic); 4 is 2-4x "
+	  "faster for 4 and 16 readers (docs/benchmarks.md). With --transport uring they serve what /dev/fuse still "
 	  "carries (INIT, FORGET, INTERRUPT; everything after a fallback)" },
 	{ "transport", 0, OPT_TRANSPORT, true, true, SEC_KNOBS, "dev|uring",
 	  "how requests reach testfs: dev reads /dev/fuse; uring takes them "
