@@ -1112,8 +1112,30 @@ static int ktap_check(const char *text, char *why, size_t len)
 	return (int)seen[0];
 }
 
+/* The "not ok" lines of KTAP @text, indented by nesting, in @buf. */
+static const char *not_ok_lines(const char *text, char *buf, size_t len)
+{
+	const char *line = text, *end;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (; line && *line; line = end ? end + 1 : NULL) {
+		end = strchr(line, '\n');
+		if (!strstr(line, "not ok ") ||
+		    (end && strstr(line, "not ok ") > end))
+			continue;
+		n += (size_t)snprintf(
+			buf + n, n < len ? len - n : 0, "%.*s\n",
+			end ? (int)(end - line) : (int)strlen(line), line);
+		if (n >= len)
+			break;
+	}
+	return buf;
+}
+
 Test(matrix_cli, host_suite_ktap_is_well_formed)
 {
+	char failed[2048];
 	char json[128], ktap[128], why[256], *out, *text;
 	const char *args[] = { "--json",   json,   "--ktap", ktap,
 			       "--kernel", "host", "suite",  NULL };
@@ -1137,7 +1159,9 @@ Test(matrix_cli, host_suite_ktap_is_well_formed)
 		  text);
 	cr_assert(strstr(text, "\nok 1 host\n"), "%s", text);
 	v = read_json(json);
-	cr_assert_eq(jv_num(v, "runs.0.result.not_ok", -1), 0);
+	cr_assert_eq(jv_num(v, "runs.0.result.not_ok", -1), 0,
+		     "the host suite has tests not ok:\n%s",
+		     not_ok_lines(text, failed, sizeof(failed)));
 	cr_assert_gt(jv_num(v, "runs.0.result.ok", 0), 20);
 	cr_assert_str_eq(jv_str(v, "runs.0.ktap") ? "yes" : "no", "yes");
 	/*

@@ -365,6 +365,51 @@ static bool continues_decision(const struct correlator *c,
 	}
 }
 
+/*
+ * Remembers the pages a read(2) asked for when @ev is the readahead
+ * decision of a read(2), not of a fault: filemap_get_pages() traces
+ * page_cache_sync_ra() with the missing page and req_count = last_index -
+ * index, filemap_readahead() page_cache_async_ra() with the marker page
+ * and last_index - its index (7.3 mm/filemap.c); a fault's decision
+ * (do_sync_mmap_readahead(), do_async_mmap_readahead()) covers the
+ * faulting page, from it or from the start of its folio.
+ */
+static void note_read_ra(struct pid_ctx *p, const struct trace_event *ev)
+{
+	if (!(ev->fields & TRACE_F_REQ_COUNT) || !ev->req_count ||
+	    (p->has_fault && p->fault_ino == ev->ino &&
+	     p->fault_index >= ev->index &&
+	     p->fault_index - ev->index < ev->req_count)) {
+		p->has_read_ra = false;
+		return;
+	}
+	p->has_read_ra = true;
+	p->read_ra_ino = ev->ino;
+	p->read_ra_first = ev->index;
+	p->read_ra_last = ev->index + ev->req_count - 1;
+}
+
+/*
+ * The first page read(2) lookup @ev stands for. filemap_get_pages()
+ * returns a batch that ends in a folio still being read without tracing
+ * it (7.3 mm/filemap.c, its err: path after -EAGAIN or
+ * AOP_TRUNCATED_PAGE with more than one folio in the batch): the read
+ * copies those pages, and only its next lookup is traced, from the folio
+ * it waited on. Every lookup of one read ends at the same last_index - 1,
+ * so when the read's readahead decision ends where @ev ends, the read
+ * also accessed the pages from the decision's page on. A read that made
+ * no decision and ran into a folio another read was fetching still loses
+ * its first pages: the kernel says nothing of them.
+ */
+static uint64_t read_first(const struct pid_ctx *p,
+			   const struct trace_event *ev)
+{
+	if (p->has_read_ra && p->read_ra_ino == ev->ino &&
+	    p->read_ra_last == ev->last_index && p->read_ra_first < ev->index)
+		return p->read_ra_first;
+	return ev->index;
+}
+
 /* The tracer delivers events in runs: the lock is taken once a run. */
 static void on_batch(bool begin, void *arg)
 {
@@ -411,11 +456,13 @@ static void on_event(const struct trace_event *ev, void *arg)
 		corr_forget_decision(p);
 		p->has_sync = true;
 		p->sync = *ev;
+		note_read_ra(p, ev);
 		break;
 	case TRACE_ASYNC_RA:
 		corr_forget_decision(p);
 		p->has_async = true;
 		p->async = *ev;
+		note_read_ra(p, ev);
 		break;
 	case TRACE_RA_ORDER:
 		on_order(c, p, ev);
@@ -430,11 +477,17 @@ static void on_event(const struct trace_event *ev, void *arg)
 		p->fault_index = ev->index;
 		on_access(c, p, ev, LOG_ACCESS_FAULT);
 		break;
-	case TRACE_GET_PAGES:
-		on_access(c, p, ev, LOG_ACCESS_READ);
+	case TRACE_GET_PAGES: {
+		struct trace_event whole = *ev;
+
+		whole.index = read_first(p, ev);
+		c->st.read_prefixes += whole.index != ev->index;
+		on_access(c, p, &whole, LOG_ACCESS_READ);
+		p->has_read_ra = false;
 		corr_forget_decision(p);
 		p->has_fault = false;
 		break;
+	}
 	case TRACE_MAP_PAGES:
 		on_access(c, p, ev, LOG_ACCESS_MAP);
 		break;

@@ -102,6 +102,12 @@ struct correlator_stats {
 	uint64_t flush_timeouts; /* syncs that found the tracer behind */
 	/* decisions followed past DECISION_HORIZON_NS: their next step */
 	uint64_t decision_gaps;
+	/*
+	 * read(2) lookups whose read's first pages the kernel did not trace
+	 * (a batch ending in a folio still being read) and that its
+	 * readahead decision put back (read_first() in correlate.c)
+	 */
+	uint64_t read_prefixes;
 };
 
 struct correlator;

@@ -89,6 +89,13 @@ struct pid_ctx {
 	uint64_t fault_ino;
 	uint64_t fault_index;
 	uint64_t last_access_end;
+	/*
+	 * The pages a read(2) asked for, from the readahead decision it
+	 * made (sync_ra or async_ra with req_count, not a fault's): until
+	 * its next page-cache lookup is traced (read_first()).
+	 */
+	bool has_read_ra;
+	uint64_t read_ra_ino, read_ra_first, read_ra_last;
 	/* id + 1 of the open record per access type; OPEN_FOLIO: folios */
 	uint64_t open[5];
 };

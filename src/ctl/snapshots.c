@@ -178,11 +178,12 @@ static void render_trace_stats(struct testfs *t, struct strbuf *sb)
 			",\"access_events\":%" PRIu64
 			",\"late_accesses\":%" PRIu64 ",\"late_reads\":%" PRIu64
 			",\"given_up\":%" PRIu64 ",\"flush_timeouts\":%" PRIu64
-			",\"decision_gaps\":%" PRIu64 ",\"reads_by_cause\":{",
+			",\"decision_gaps\":%" PRIu64
+			",\"read_prefixes\":%" PRIu64 ",\"reads_by_cause\":{",
 			cs.events, cs.events_lost, cs.batches, cs.windows,
 			cs.access_records, cs.access_events, cs.late_accesses,
 			cs.late_reads, cs.given_up, cs.flush_timeouts,
-			cs.decision_gaps);
+			cs.decision_gaps, cs.read_prefixes);
 		for (i = 0; i < LOG_CAUSE_COUNT; i++)
 			strbuf_addf(sb, "%s\"%s\":%" PRIu64, i ? "," : "",
 				    log_cause_name(i), cs.reads_by_cause[i]);
