@@ -389,6 +389,20 @@ static void note_read_ra(struct pid_ctx *p, const struct trace_event *ev)
 	p->read_ra_last = ev->index + ev->req_count - 1;
 }
 
+/* page_cache_sync_ra or page_cache_async_ra: a new decision starts. */
+static void on_ra(struct pid_ctx *p, const struct trace_event *ev)
+{
+	corr_forget_decision(p);
+	if (ev->kind == TRACE_SYNC_RA) {
+		p->has_sync = true;
+		p->sync = *ev;
+	} else {
+		p->has_async = true;
+		p->async = *ev;
+	}
+	note_read_ra(p, ev);
+}
+
 /*
  * The first page read(2) lookup @ev stands for. filemap_get_pages()
  * returns a batch that ends in a folio still being read without tracing
@@ -453,16 +467,8 @@ static void on_event(const struct trace_event *ev, void *arg)
 		p->decision_ts = ev->ts_ns;
 	switch (ev->kind) {
 	case TRACE_SYNC_RA:
-		corr_forget_decision(p);
-		p->has_sync = true;
-		p->sync = *ev;
-		note_read_ra(p, ev);
-		break;
 	case TRACE_ASYNC_RA:
-		corr_forget_decision(p);
-		p->has_async = true;
-		p->async = *ev;
-		note_read_ra(p, ev);
+		on_ra(p, ev);
 		break;
 	case TRACE_RA_ORDER:
 		on_order(c, p, ev);
