@@ -389,17 +389,16 @@ static void note_read_ra(struct pid_ctx *p, const struct trace_event *ev)
 	p->read_ra_last = ev->index + ev->req_count - 1;
 }
 
-/* page_cache_sync_ra or page_cache_async_ra: a new decision starts. */
-static void on_ra(struct pid_ctx *p, const struct trace_event *ev)
+/*
+ * page_cache_sync_ra or page_cache_async_ra: a new decision starts, kept
+ * in *@ra (*@has set).
+ */
+static void on_ra(struct pid_ctx *p, const struct trace_event *ev, bool *has,
+		  struct trace_event *ra)
 {
 	corr_forget_decision(p);
-	if (ev->kind == TRACE_SYNC_RA) {
-		p->has_sync = true;
-		p->sync = *ev;
-	} else {
-		p->has_async = true;
-		p->async = *ev;
-	}
+	*has = true;
+	*ra = *ev;
 	note_read_ra(p, ev);
 }
 
@@ -467,8 +466,10 @@ static void on_event(const struct trace_event *ev, void *arg)
 		p->decision_ts = ev->ts_ns;
 	switch (ev->kind) {
 	case TRACE_SYNC_RA:
+		on_ra(p, ev, &p->has_sync, &p->sync);
+		break;
 	case TRACE_ASYNC_RA:
-		on_ra(p, ev);
+		on_ra(p, ev, &p->has_async, &p->async);
 		break;
 	case TRACE_RA_ORDER:
 		on_order(c, p, ev);
