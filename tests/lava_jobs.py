@@ -385,13 +385,17 @@ def differences(a, b, path=''):
 
 def failed_run(js, words):
     """The whole --json of a run that failed in LAVA: its one run failed,
-    the reason with @words; removed for the next check."""
+    the reason with @words. Removed (whatever it holds) for the next
+    check, which may expect none: call it before any `and` that could
+    skip it."""
     try:
         with open(js) as f:
             runs = json.load(f)['runs']
-        os.unlink(js)
     except (OSError, ValueError, KeyError):
         return False
+    finally:
+        if os.path.exists(js):
+            os.unlink(js)
     # A job that never ran took no time (not the time since boot).
     return (len(runs) == 1 and runs[0]['status'] == 'failed' and
             words in runs[0]['reason'] and runs[0]['seconds'] < 3600)
@@ -418,8 +422,9 @@ def live_bad_input(matrix, env, tmp, kernel, cmd):
     k64 = fake_arm64(os.path.join(tmp, 'a64k'), 64)
     rc, out, err = run([*lava, '--lava-token', token, '--kernel', k64, *cmd],
                        env=fake)
+    failed = failed_run(js, 'page-64k')
     check(rc == 1 and 'LAVA rejected the job' in out + err and
-          'page-64k' in out + err and failed_run(js, 'page-64k'),
+          'page-64k' in out + err and failed,
           f'a job LAVA rejects: exit 1, its message: {rc} {(out + err).strip()[:400]}')
     # A job canceled in LAVA while queued or running: its failure, its URL.
     p = subprocess.Popen([*lava, '--lava-token', token, '--kernel', kernel,
@@ -439,9 +444,9 @@ def live_bad_input(matrix, env, tmp, kernel, cmd):
     if jid:
         run([*lavacli, 'jobs', 'cancel', jid], timeout=180)
     out, err = p.communicate(timeout=1200)
+    failed = failed_run(js, f'/scheduler/job/{jid}')
     check(jid and p.returncode == 1 and 'Canceled' in out + err and
-          f'/scheduler/job/{jid}' in out + err and
-          failed_run(js, f'/scheduler/job/{jid}'),
+          f'/scheduler/job/{jid}' in out + err and failed,
           f'a canceled job: exit 1, Canceled, its URL: {p.returncode} {(out + err).strip()[-400:]}')
     # A job past LAVA's own time limit (--lava-timeout 20: the guest
     # does not even boot in that time): LAVA ends it Incomplete with its
@@ -465,8 +470,9 @@ def live_bad_input(matrix, env, tmp, kernel, cmd):
                  html.endswith('</html>'))
     except (OSError, IndexError):
         pass
+    failed = failed_run(js, 'timed out after')
     check(rc == 1 and 'timed out after' in out + err and m is not None and
-          failed_run(js, 'timed out after') and whole and took < 1100,
+          failed and whole and took < 1100,
           f'a job past --lava-timeout: exit 1 in {took:.0f} s, LAVA\'s '
           f'"timed out", its URL, whole --json/--ktap/--html: {rc} '
           f'{(out + err).strip()[-400:]}')
