@@ -448,16 +448,23 @@ def live_bad_input(matrix, env, tmp, kernel, cmd):
     check(jid and p.returncode == 1 and 'Canceled' in out + err and
           f'/scheduler/job/{jid}' in out + err and failed,
           f'a canceled job: exit 1, Canceled, its URL: {p.returncode} {(out + err).strip()[-400:]}')
-    # A job past LAVA's own time limit (--lava-timeout 20: the guest
-    # does not even boot in that time): LAVA ends it Incomplete with its
-    # "... timed out after N seconds"; exit 1 with that and the job's URL
-    # within the follow's margin, and --json, --ktap and --html whole
-    # (the failed run in each), never cut short.
+    # A job past LAVA's own time limit (--lava-timeout 20): LAVA ends it
+    # Incomplete with its "... timed out after N seconds"; exit 1 with
+    # that and the job's URL within the follow's margin, and --json,
+    # --ktap and --html whole (the failed run in each), never cut short.
+    # The job must outlast 20 s on any machine: a debian:6.12 guest can
+    # boot and run vma-boundary within 20 s when the machine is quiet
+    # (2026-12-02: the job ended Complete and the run exited 0, twice;
+    # at load 2-4 the guest was still booting, or in its scenario, at
+    # 20 s), so its storage model makes each of the scenario's 514 reads
+    # take 200 ms. The touches wait on the reads (readahead runs about
+    # a window ahead): fixed:100ms took 26 s on the host, so this is
+    # some 50 s of reads however fast the machine.
     kt, ht = os.path.join(tmp, 'bad.ktap'), os.path.join(tmp, 'bad.html')
     t0 = time.monotonic()
     rc, out, err = run([*lava, '--lava-token', token, '--lava-timeout', '20',
-                        '--ktap', kt, '--html', ht, '--kernel', kernel, *cmd],
-                       timeout=1200)
+                        '--ktap', kt, '--html', ht, '--kernel', kernel, *cmd,
+                        'model=fixed:200ms'], timeout=1200)
     took = time.monotonic() - t0
     m = re.search(r'/scheduler/job/(\d+)', out + err)
     whole = False
