@@ -493,8 +493,11 @@ def live_bad_input(matrix, env, tmp, kernel, cmd):
     rc, out, err = run([*lava, '--lava-token', token, '--kernel', kernel, *cmd])
     for d in devs:
         run([*lavacli, 'devices', 'update', '--health', 'GOOD', d], timeout=180)
-    check(rc == 1 and 'no qemu device' in err and not os.path.exists(js),
-          f'no usable qemu device: exit 1, says so: {rc} {err.strip()[:300]}')
+    check(rc == 1 and 'no qemu device can take jobs' in err and
+          all(f'{d} Retired' in err for d in devs) and
+          not os.path.exists(js),
+          f'no usable qemu device: exit 1, says so (each device\'s health), '
+          f'no --json: {rc} {err.strip()[:300]}')
 
 
 def local(matrix, src):
