@@ -8,16 +8,18 @@
                                      schema (skips without lava-common,
                                      outside CI)
   lava_jobs.py local MATRIX SRCDIR   the `lava` setup: scripts/lava-local.sh
-                                     up, the matrix over it with two
-                                     kernels at once against a local run
+                                     up, the matrix over it with two (or
+                                     more) kernels at once against a
+                                     local run, down
 
 The kernels of `cli` and `schema` are hand-made bzImage headers (nothing
-boots); `local` uses $TESTFS_LAVA_KERNELS (two SPECs separated by spaces,
-default "debian:6.12 debian:7.3").
+boots); `local` uses $TESTFS_LAVA_KERNELS (SPECs separated by spaces, default
+"debian:6.12 debian:7.3"; the first also runs alone).
 """
 import json
 import os
 import re
+import signal
 import struct
 import subprocess
 import sys
@@ -500,6 +502,76 @@ def live_bad_input(matrix, env, tmp, kernel, cmd):
           f'no --json: {rc} {err.strip()[:300]}')
 
 
+def proc_table():
+    """Every process: pid -> (ppid, session, start time)."""
+    t = {}
+    for p in os.listdir('/proc'):
+        if not p.isdigit():
+            continue
+        try:
+            with open(f'/proc/{p}/stat') as f:
+                stat = f.read()
+        except OSError:
+            continue
+        f = stat[stat.rindex(')') + 2:].split()
+        t[int(p)] = (int(f[1]), int(f[3]), f[19])
+    return t
+
+
+def instance_procs(d):
+    """The processes of the instance in folder @d: the sessions of its pid
+    files (server, scheduler, worker), PostgreSQL's postmaster, and all
+    their descendants (lava-run, QEMU): pid -> start time."""
+    t = proc_table()
+    roots, mine = set(), set()
+    for name in ('server.pid', 'scheduler.pid', 'worker.pid',
+                 'pg/postmaster.pid'):
+        try:
+            with open(os.path.join(d, name)) as f:
+                roots.add(int(f.readline()))
+        except (OSError, ValueError):
+            pass
+    mine = {p for p, (_, sid, _) in t.items() if sid in roots or p in roots}
+    more = True
+    while more:
+        kids = {p for p, (pp, _, _) in t.items() if pp in mine} - mine
+        mine |= kids
+        more = bool(kids)
+    return {p: t[p][2] for p in mine}
+
+
+def down(script):
+    """scripts/lava-local.sh down, and a check that it left nothing: no
+    process of the instance, no mount in its folder, no folder."""
+    if os.environ.get('TESTFS_LAVA_KEEP') == '1':
+        return
+    d = os.environ.get('TESTFS_LAVA_DIR', '/tmp/testfs-lava')
+    before = instance_procs(d)
+    rc, out, err = run(['bash', script, 'down'], timeout=300)
+    now = proc_table()
+    left = sorted(p for p, st in before.items() if p in now and now[p][2] == st)
+    with open('/proc/mounts') as f:
+        mounts = [l.split()[1] for l in f if l.split()[1].startswith(d + '/')]
+    check(rc == 0 and not left and not mounts and not os.path.exists(d),
+          f'lava-local.sh down leaves nothing ({len(before)} processes '
+          f'before): exit {rc}, left {left}, mounts {mounts}, '
+          f'{d} {"still there" if os.path.exists(d) else "gone"} {err.strip()}')
+
+
+def down_on_signal(script):
+    """meson test's time limit (and ^C) sends SIGTERM to the test's
+    process group and SIGKILL half a second later: `down` then runs in a
+    session of its own, to its end."""
+    def handler(signum, frame):
+        subprocess.Popen(['bash', script, 'down'], start_new_session=True,
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+        os._exit(128 + signum)
+    if os.environ.get('TESTFS_LAVA_KEEP') != '1':
+        signal.signal(signal.SIGTERM, handler)
+        signal.signal(signal.SIGINT, handler)
+
+
 def local(matrix, src):
     if os.geteuid() != 0:
         print('SKIP: the local LAVA instance needs root (its worker runs QEMU)')
@@ -508,17 +580,19 @@ def local(matrix, src):
     script = os.path.join(src, 'scripts', 'lava-local.sh')
     cmd = ['scenario', 'vma-boundary', 'throughput=no']
     ks = sum((['--kernel', k] for k in kernels), [])
+    down_on_signal(script)
     rc, out, err = run(['bash', script, 'up'], timeout=1800)
     print(out, err)
     check(rc == 0, 'scripts/lava-local.sh up')
     if rc:
         # What it started before it failed (PostgreSQL) goes too.
-        if os.environ.get('TESTFS_LAVA_KEEP') != '1':
-            run(['bash', script, 'down'], timeout=300)
+        down(script)
         return
     env = dict(l.split('=', 1) for l in out.splitlines() if l.startswith('TESTFS_LAVA_'))
     try:
         with tempfile.TemporaryDirectory(prefix='testfs-test.') as tmp:
+            with open('/proc/loadavg') as f:
+                load0 = ' '.join(f.read().split()[:3])
             t0 = time.monotonic()
             rc1, out1, err1 = run([matrix, '--lava', env['TESTFS_LAVA_URL'],
                                    '--lava-token', env['TESTFS_LAVA_TOKEN_FILE'],
@@ -536,8 +610,10 @@ def local(matrix, src):
             check(rc1 == 0 and rc2 == 0, f'--lava runs: {rc1} {rc2}: {err1} {err2}')
             check('queued' in out2 and 'running' in out2 and
                   '/scheduler/job/' in out2, 'progress lines with the job URL')
+            t0 = time.monotonic()
             rc3, out3, err3 = run([matrix, '--json', os.path.join(tmp, 'local.json'),
                                    *ks, *cmd], timeout=3000)
+            here = time.monotonic() - t0
             check(rc3 == 0, f'the local run: {rc3} {err3}')
             check(table(out2) == table(out3),
                   f'LAVA\'s table equals the local one:\n{table(out2)}\n{table(out3)}')
@@ -553,12 +629,13 @@ def local(matrix, src):
                   '\n'.join(differences(docs[0], docs[1])))
             with open('/proc/loadavg') as f:
                 load = ' '.join(f.read().split()[:3])
-            print(f'one kernel over LAVA: {one:.0f} s; two at once: {two:.0f} s '
-                  f'({two / one:.2f}x); load average now {load}')
+            n = {2: 'two', 3: 'three'}.get(len(kernels), str(len(kernels)))
+            print(f'one kernel over LAVA: {one:.0f} s; {n} at once: {two:.0f} s '
+                  f'({two / one:.2f}x); the same {n} here, one after another: '
+                  f'{here:.0f} s; load average {load0} before, {load} now')
             live_bad_input(matrix, env, tmp, kernels[0], cmd)
     finally:
-        if os.environ.get('TESTFS_LAVA_KEEP') != '1':
-            run(['bash', script, 'down'], timeout=300)
+        down(script)
 
 
 def main():
