@@ -229,7 +229,7 @@ static void touch_mapped(const struct testfs_map *m, const char *name,
 Test(folio_orders, exact_with_mmap_and_reads_mixed)
 {
 	static char buf[128 * 1024];
-	const uint64_t size = (uint64_t)MIXED_PAGES * TESTFS_PAGE_SIZE;
+	const uint64_t size = (uint64_t)MIXED_PAGES * ra_page_size();
 	static const char *const files[] = { MIXED ":16M:random:20261202",
 					     NULL };
 	struct testfs_extents touched = TESTFS_EXTENTS_INIT;
@@ -272,8 +272,8 @@ Test(folio_orders, exact_with_mmap_and_reads_mixed)
 				     (unsigned long long)off, len);
 		}
 		testfs_assert_ok(
-			testfs_extents_add(&touched, off / TESTFS_PAGE_SIZE,
-					   (off + len - 1) / TESTFS_PAGE_SIZE));
+			testfs_extents_add(&touched, off / ra_page_size(),
+					   (off + len - 1) / ra_page_size()));
 	}
 	close(fd);
 	testfs_assert_ok(testfs_settle(fs, 0));
@@ -354,8 +354,12 @@ Test(folio_orders, read_whose_first_pages_go_untraced)
 	cr_assert(buf);
 	ra_require_fuse();
 	ra_require_access_events();
-	snprintf(rule, sizeof(rule), "file=%s,pages=%u-%u,latency=fixed:300ms",
-		 PREFIX, PREFIX_S + 3, PREFIX_S + 3);
+	/* --rule pages= are 4096-byte units (testfs(8)): page S+3's. */
+	snprintf(rule, sizeof(rule),
+		 "file=%s,pages=%llu-%llu,latency=fixed:300ms", PREFIX,
+		 (unsigned long long)((PREFIX_S + 3) * ra_page_size() / 4096),
+		 (unsigned long long)((PREFIX_S + 4) * ra_page_size() / 4096 -
+				      1));
 	cfg.files = files;
 	cfg.rules = rules;
 	cfg.trace = 1;

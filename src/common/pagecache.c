@@ -25,3 +25,15 @@ int pagecache_stat(int fd, uint64_t off, uint64_t len,
 		return -errno;
 	return 0;
 }
+
+size_t pagecache_read_max(void)
+{
+	static size_t max;
+
+	if (!max) {
+		long page = sysconf(_SC_PAGESIZE);
+
+		max = PAGECACHE_READ_PAGES * (size_t)(page > 0 ? page : 4096);
+	}
+	return max;
+}

@@ -6,7 +6,18 @@
 #ifndef TESTFS_PAGECACHE_H
 #define TESTFS_PAGECACHE_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+/*
+ * The largest FUSE_READ the kernel sends: 256 of its pages
+ * (FUSE_MAX_MAX_PAGES; libfuse's buffer and max_write are 256 pages of
+ * getpagesize()): 1 MiB with 4 KiB pages, 4 MiB with 16 KiB, 16 MiB with
+ * 64 KiB. A reply cut shorter than its request is a short read to the
+ * kernel, which then takes the file to end there (fuse_short_read()).
+ */
+#define PAGECACHE_READ_PAGES 256u
+size_t pagecache_read_max(void);
 
 struct pagecache_stat {
 	uint64_t nr_cache;

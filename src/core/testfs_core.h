@@ -25,9 +25,6 @@
 #include "fileset.h"
 #include "settings.h"
 
-/* Largest read the kernel sends: 256 pages (FUSE_MAX_MAX_PAGES). */
-#define TESTFS_READ_MAX (256u * 4096u)
-
 #define container_of(ptr, type, member)                                        \
 	((type *)((char *)(ptr)-offsetof(type, member)))
 

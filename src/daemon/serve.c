@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "mountinfo.h"
+#include "pagecache.h"
 #include "thread.h"
 #include "knobs.h"
 #include "correlate.h"
@@ -294,7 +295,7 @@ int serve(struct testfs *t)
 		startup_fail(1, "cannot create the FUSE session");
 		return 1;
 	}
-	ret = delay_queue_start(&t->delays, TESTFS_READ_MAX);
+	ret = delay_queue_start(&t->delays, pagecache_read_max());
 	if (ret) {
 		startup_fail(1, "cannot start the delay queue: %s",
 			     strerror(-ret));

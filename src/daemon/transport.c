@@ -11,6 +11,7 @@
 
 #include "fuse_uring_abi.h"
 #include "loop_uring.h"
+#include "pagecache.h"
 #include "startup.h"
 
 #define ENABLE_URING "/sys/module/fuse/parameters/enable_uring"
@@ -145,7 +146,7 @@ void transport_prepare(struct testfs *t)
 	/* The kernel's minimum: max(FUSE_MIN_READ_BUFFER, max_write,
 	 * max_pages * PAGE_SIZE) (fuse_uring_create()); libfuse 3.14 asks
 	 * for max_write = 256 pages, testfs for max_pages <= 256. */
-	payload = 256 * (size_t)t->page_size;
+	payload = PAGECACHE_READ_PAGES * (size_t)t->page_size;
 	if (payload < FUSE_MIN_READ_BUFFER)
 		payload = FUSE_MIN_READ_BUFFER;
 	if (uring_transport_prepare(t, payload, &t->transport.ring, why,

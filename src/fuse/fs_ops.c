@@ -26,6 +26,7 @@
 #include "clock.h"
 #include "control.h"
 #include "delay_queue.h"
+#include "pagecache.h"
 #include "rules.h"
 #include "backing.h"
 
@@ -221,7 +222,7 @@ static char *read_buffer(void)
 	pthread_once(&read_buf_once, read_buf_key_init);
 	buf = pthread_getspecific(read_buf_key);
 	if (!buf) {
-		buf = aligned_alloc(4096, TESTFS_READ_MAX);
+		buf = aligned_alloc(4096, pagecache_read_max());
 		if (buf && pthread_setspecific(read_buf_key, buf) != 0) {
 			free(buf);
 			buf = NULL;
@@ -240,9 +241,9 @@ static pthread_once_t zero_once = PTHREAD_ONCE_INIT;
 
 static void zero_buf_init(void)
 {
-	zero_buf = aligned_alloc(4096, TESTFS_READ_MAX);
+	zero_buf = aligned_alloc(4096, pagecache_read_max());
 	if (zero_buf)
-		memset(zero_buf, 0, TESTFS_READ_MAX);
+		memset(zero_buf, 0, pagecache_read_max());
 }
 
 static const char *zero_bytes(void)
@@ -264,8 +265,8 @@ static void read_control(fuse_req_t req, size_t size, off_t off,
 		return (void)fuse_reply_buf(req, NULL, 0);
 	if (!copy)
 		return (void)fuse_reply_err(req, ENOMEM);
-	if (size > TESTFS_READ_MAX)
-		size = TESTFS_READ_MAX;
+	if (size > pagecache_read_max())
+		size = pagecache_read_max();
 	control_snapshot_read(fs_of(req), snap, (uint64_t)off, size, copy,
 			      &data, &len);
 	fuse_reply_buf(req, data, len);
@@ -300,8 +301,9 @@ void fs_claim_take(struct testfs *t, const struct fuse_in_header *in,
 	c->v = (struct rule_verdict){ 0, 0, -1, -1, false, 0 };
 	if (atomic_load_explicit(&t->slow_active, memory_order_relaxed))
 		rules_decide(t->rules, n->path, c->off,
-			     c->size < TESTFS_READ_MAX ? c->size
-						       : TESTFS_READ_MAX,
+			     c->size < pagecache_read_max()
+				     ? c->size
+				     : pagecache_read_max(),
 			     c->arrived, &c->v);
 	c->taken = true;
 }
@@ -434,8 +436,8 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		return (void)fuse_reply_err(req, n ? EISDIR : ENOENT);
 	if (n->kind == NODE_CONTROL)
 		return read_control(req, size, off, fi);
-	if (size > TESTFS_READ_MAX)
-		size = TESTFS_READ_MAX;
+	if (size > pagecache_read_max())
+		size = pagecache_read_max();
 	claimed = claim.taken && claim.ino == ino && claim.off == (uint64_t)off;
 	if (claimed) {
 		arrived = claim.arrived;

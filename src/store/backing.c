@@ -21,17 +21,17 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "pagecache.h"
 #include "text.h"
 
-/* Largest read served (FUSE_MAX_MAX_PAGES pages of 4 KiB). */
-#define BACKING_READ_MAX (256u * 4096u)
 /*
  * O_DIRECT alignment of offsets, lengths and memory: 4096 covers every
  * logical block size up to a page, so one value fits any device here.
  */
 #define DIO_ALIGN 4096u
-/* An unaligned read widens by less than one block at each end. */
-#define BUF_SIZE (BACKING_READ_MAX + 2 * DIO_ALIGN)
+/* Largest read served (pagecache_read_max()); an unaligned read widens
+ * by less than one block at each end. */
+#define BUF_SIZE (pagecache_read_max() + 2 * DIO_ALIGN)
 
 static _Atomic uint64_t n_uring, n_sync, n_fallbacks;
 static atomic_bool any_registered;
@@ -389,8 +389,8 @@ int64_t backing_read(struct node *n, uint64_t off, size_t size,
 	*data = c->buf;
 	if (off >= n->size)
 		return 0;
-	if (size > BACKING_READ_MAX)
-		size = BACKING_READ_MAX;
+	if (size > pagecache_read_max())
+		size = pagecache_read_max();
 	end = n->size - off < size ? n->size : off + size;
 again:
 	direct = atomic_load_explicit(&n->direct, memory_order_relaxed);
