@@ -22,6 +22,7 @@
 #include "lava.h"
 #include "matrix.h"
 #include "outfile.h"
+#include "strbuf.h"
 
 #define POLL_S 2
 #define CALL_S 180
@@ -194,13 +195,17 @@ static int server_setup(struct server *s, const struct matrix *m,
 
 /*
  * Before any job: the server answers, and has a qemu device that can
- * take jobs (not retired). 0, or 1 after LAVA's own message.
+ * take jobs (health Good, or Unknown until its health check; the retired
+ * ones too are listed, so the message can name them). 0, or 1 after
+ * LAVA's own message.
  */
 static int server_check(const struct server *s, const struct lava_opts *o)
 {
-	static const char *const list[] = { "devices", "list", "--json", NULL };
+	static const char *const list[] = { "devices", "list", "--all",
+					    "--json", NULL };
+	struct strbuf qemu = STRBUF_INIT;
 	struct jv *v;
-	size_t i, usable = 0, all = 0;
+	size_t i, usable = 0;
 	bool ok;
 	char *text = lavacli(s, list, NULL, CALL_S, &ok);
 
@@ -212,19 +217,29 @@ static int server_check(const struct server *s, const struct lava_opts *o)
 	}
 	v = jv_parse(text, strlen(text));
 	for (i = 0; v && v->type == JV_ARR && i < v->n; i++) {
+		const char *health = jv_str(v->vals[i], "health");
+
 		if (!jv_str_is(v->vals[i], "type", "qemu"))
 			continue;
-		all++;
-		usable += !jv_str_is(v->vals[i], "health", "Retired") &&
-			  !jv_str_is(v->vals[i], "health", "Bad");
+		usable += health && (strcmp(health, "Good") == 0 ||
+				     strcmp(health, "Unknown") == 0);
+		strbuf_addf(&qemu, "%s%s %s", qemu.len ? ", " : "",
+			    jv_str(v->vals[i], "hostname") ?: "?",
+			    health ?: "?");
 	}
 	jv_free(v);
-	if (!usable)
+	if (!usable && qemu.len)
 		fprintf(stderr,
 			"testfs-matrix: --lava %s: no qemu device can take "
-			"jobs (%zu qemu of the devices it lists; "
-			"lavacli devices list: %.300s)\n",
-			o->url, all, text);
+			"jobs (health: %.300s)\n",
+			o->url, qemu.data);
+	else if (!usable)
+		fprintf(stderr,
+			"testfs-matrix: --lava %s: no qemu device can take "
+			"jobs (the server has no device of type qemu; lavacli "
+			"devices list --all: %.300s)\n",
+			o->url, text);
+	strbuf_free(&qemu);
 	free(text);
 	return usable ? 0 : 1;
 }

@@ -99,18 +99,53 @@ wait_for() {
 	return 1
 }
 
+# The pids of session $1 (a pid `start` wrote) and of all their
+# descendants, whatever their own session: lava-run runs in a process
+# group of its own and QEMU (started through pexpect) in a session of its
+# own, and neither ends with lava-worker (a worker started again takes
+# its running jobs back). The session outlives its leader while a member
+# lives, so a job is found after its worker died too.
+session_tree() {
+	ps -eo pid=,ppid=,sid= | awk -v s="$1" '
+		{ pid[NR] = $1; ppid[NR] = $2; if ($3 == s) mine[$1] = 1 }
+		END {
+			do {
+				more = 0
+				for (i = 1; i <= NR; i++)
+					if (!(pid[i] in mine) && (ppid[i] in mine)) {
+						mine[pid[i]] = 1
+						more = 1
+					}
+			} while (more)
+			for (p in mine) print p
+		}'
+}
+
+# Those of $@ still running.
+alive() {
+	local p
+	for p in "$@"; do
+		kill -0 "$p" 2> /dev/null && echo "$p"
+	done
+	return 0
+}
+
+# Ends the session of pid file $1 and its descendants: SIGTERM (lava-run
+# then ends its QEMU and its job), SIGKILL to what is left after 10 s.
 stop_pid() {
-	local f=$1 pid i
+	local f=$1 pids left i
 	[ -f "$f" ] || return 0
-	pid=$(cat "$f")
-	if kill -0 "$pid" 2> /dev/null; then
-		# Its session: gunicorn's workers, the worker's lava-run.
-		kill -TERM -- "-$pid" 2> /dev/null || kill -TERM "$pid" 2> /dev/null
+	# shellcheck disable=SC2207
+	pids=($(session_tree "$(cat "$f")"))
+	if [ ${#pids[@]} -gt 0 ]; then
+		kill -TERM "${pids[@]}" 2> /dev/null || true
 		for ((i = 0; i < 20; i++)); do
-			kill -0 "$pid" 2> /dev/null || break
+			left=$(alive "${pids[@]}")
+			[ -z "$left" ] && break
 			sleep 0.5
 		done
-		kill -KILL -- "-$pid" 2> /dev/null || true
+		# shellcheck disable=SC2086
+		[ -z "$left" ] || kill -KILL $left 2> /dev/null || true
 	fi
 	rm -f "$f"
 }
@@ -193,12 +228,27 @@ up() {
 }
 
 down() {
+	local m left
 	stop_pid "$dir/worker.pid"
 	stop_pid "$dir/scheduler.pid"
 	stop_pid "$dir/server.pid"
 	if [ -d "$dir/pg" ] && [ -n "$pgbin" ]; then
 		runuser -u lavaserver -- "$pgbin/pg_ctl" -D "$dir/pg" -m fast \
-			-w stop > /dev/null 2>&1 || true
+			-w -t 30 stop > /dev/null 2>&1 ||
+			runuser -u lavaserver -- "$pgbin/pg_ctl" -D "$dir/pg" \
+				-m immediate -w -t 30 stop > /dev/null 2>&1 || true
+	fi
+	# Anything mounted in the folder (a job's) goes before the folder:
+	# rm -rf would go through a mount.
+	awk -v d="$dir/" 'index($2, d) == 1 { print $2 }' /proc/mounts |
+		sort -r | while read -r m; do
+		umount "$m" 2> /dev/null || umount -l "$m"
+	done
+	left=$(awk -v d="$dir/" 'index($2, d) == 1 { print $2 }' /proc/mounts)
+	[ -z "$left" ] || die "still mounted in $dir: $left"
+	if [ -f "$dir/pg/postmaster.pid" ] &&
+		kill -0 "$(head -1 "$dir/pg/postmaster.pid")" 2> /dev/null; then
+		die "PostgreSQL (pid $(head -1 "$dir/pg/postmaster.pid")) did not stop"
 	fi
 	# Only a folder this script made (its token file or cluster in it).
 	if [ -d "$dir" ] && { [ -d "$dir/pg" ] || [ -f "$dir/token" ]; }; then
