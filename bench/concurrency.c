@@ -266,22 +266,36 @@ static void print_reads(const double *v, unsigned rounds)
 		       (double)file_size / 1024.0 / med);
 }
 
+/*
+ * The head of a table with a row per cell and system: the three keys,
+ * then @columns (four, each ending in '|'), and the alignment row.
+ */
+static void table_head(const char *columns)
+{
+	printf("| readers | read size | system | %s\n", columns);
+	printf("|--:|--:|---|--:|--:|--:|--:|\n");
+}
+
+/* The keys that start a row of such a table. */
+static void row_keys(unsigned w, unsigned b, unsigned k)
+{
+	printf("| %u | %s | %s | ", readers_of[w], block_name[b],
+	       systems[k].name);
+}
+
 static void report_table(unsigned rounds)
 {
 	unsigned w, b, k, r;
 	double med, lo, hi;
 
-	printf("| readers | read size | system | MB/s median (min..max) | "
-	       "vs baseline (min..max) | FUSE_READs (min..max) | KiB per "
-	       "FUSE_READ |\n");
-	printf("|--:|--:|---|--:|--:|--:|--:|\n");
+	table_head("MB/s median (min..max) | vs baseline (min..max) | "
+		   "FUSE_READs (min..max) | KiB per FUSE_READ |");
 	for (w = 0; w < NREADERS; w++)
 		for (b = 0; b < NBLOCKS; b++)
 			for (k = 0; k < NSYS; k++) {
 				if (!measured(k))
 					continue;
-				printf("| %u | %s | %s | ", readers_of[w],
-				       block_name[b], systems[k].name);
+				row_keys(w, b, k);
 				if (!summary(mbs[k][w][b], rounds, &med, &lo,
 					     &hi)) {
 					printf("not measured (a run was not "
@@ -322,18 +336,15 @@ static void report_cpu(unsigned rounds)
 	       "per FUSE_READ and\nper 128 KiB read, with the times its "
 	       "threads were scheduled in per FUSE_READ\n(medians over the "
 	       "rounds):\n\n");
-	printf("| readers | read size | system | CPU ms per run | CPU us per "
-	       "FUSE_READ | CPU us per 128 KiB | scheduled in per FUSE_READ "
-	       "|\n");
-	printf("|--:|--:|---|--:|--:|--:|--:|\n");
+	table_head("CPU ms per run | CPU us per FUSE_READ | CPU us per 128 KiB "
+		   "| scheduled in per FUSE_READ |");
 	for (w = 0; w < NREADERS; w++)
 		for (b = 0; b < NBLOCKS; b++)
 			for (k = 0; k < TMPFS; k++) {
 				cpu128[k][w][b] = -1;
 				if (!measured(k))
 					continue;
-				printf("| %u | %s | %s | ", readers_of[w],
-				       block_name[b], systems[k].name);
+				row_keys(w, b, k);
 				if (!summary(mbs[k][w][b], rounds, &med, &lo,
 					     &hi) ||
 				    !summary(nreads[k][w][b], rounds, &med, &lo,

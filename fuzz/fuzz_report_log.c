@@ -42,6 +42,19 @@ static int load(struct htmlrep *r, const uint8_t *data, size_t size, char *why,
 	return err;
 }
 
+/*
+ * Read or access @i of an accepted model: its check passed (@err, @why),
+ * its pages stay below the limit and it does not end before it starts.
+ */
+static void check_record(const char *what, size_t i, int err, const char *why,
+			 uint64_t first, uint64_t pages, uint64_t t_ns,
+			 uint64_t end_ns)
+{
+	FUZZ_CHECK(err == 0, "accepted %s %zu: %s", what, i, why);
+	FUZZ_CHECK(first + pages <= HTMLREP_PAGE_LIMIT && end_ns >= t_ns,
+		   "%s %zu", what, i);
+}
+
 /* The model holds only what the checks allow, and draws safely. */
 static void check_model(const struct htmlrep *r)
 {
@@ -52,20 +65,16 @@ static void check_model(const struct htmlrep *r)
 	for (i = 0; i < r->nranges; i++) {
 		const struct htmlrep_range *g = &r->ranges[i];
 
-		FUZZ_CHECK(htmlrep_check_range(r, g, why, sizeof(why)) == 0,
-			   "accepted read %zu: %s", i, why);
-		FUZZ_CHECK(g->first + g->pages <= HTMLREP_PAGE_LIMIT &&
-				   g->done_ns >= g->t_ns,
-			   "read %zu", i);
+		check_record("read", i,
+			     htmlrep_check_range(r, g, why, sizeof(why)), why,
+			     g->first, g->pages, g->t_ns, g->done_ns);
 	}
 	for (i = 0; i < r->naccesses; i++) {
 		const struct htmlrep_access *a = &r->accesses[i];
 
-		FUZZ_CHECK(htmlrep_check_access(r, a, why, sizeof(why)) == 0,
-			   "accepted access %zu: %s", i, why);
-		FUZZ_CHECK(a->first + a->pages <= HTMLREP_PAGE_LIMIT &&
-				   a->end_ns >= a->t_ns,
-			   "access %zu", i);
+		check_record("access", i,
+			     htmlrep_check_access(r, a, why, sizeof(why)), why,
+			     a->first, a->pages, a->t_ns, a->end_ns);
 	}
 	for (i = 0; i < r->nmarks; i++)
 		FUZZ_CHECK(r->marks[i].t_ns <= HTMLREP_TIME_LIMIT, "mark %zu",

@@ -59,6 +59,16 @@ bad() {
 	exit 2
 }
 
+# An option given without its value: what the value is
+missing_value() {
+	case $1 in
+	--patches) die "--patches needs a series name" ;;
+	--patch-file) bad "--patch-file needs NAME=FILE" ;;
+	--fuzz | --jobs) bad "$1 needs a number" ;;
+	--arch) bad "--arch needs a value (x86_64, arm64-64k)" ;;
+	esac
+}
+
 say() {
 	echo "build.sh: $*" >&2
 }
@@ -85,9 +95,10 @@ while [ $# -gt 0 ]; do
 		source_spec=${1#--source=}
 		shift
 		;;
-	--patches)
-		[ $# -ge 2 ] || die "--patches needs a series name"
-		set -- "--patches=$2" "${@:3}"
+	--patches | --patch-file | --fuzz | --jobs | --arch)
+		# "--OPTION VALUE" is read as "--OPTION=VALUE"
+		[ $# -ge 2 ] || missing_value "$1"
+		set -- "$1=$2" "${@:3}"
 		;;
 	--patches=*)
 		s=${1#--patches=}
@@ -96,10 +107,6 @@ while [ $# -gt 0 ]; do
 			bad "bad series name '$s' (letters, digits, '-')"
 		named+=("$s")
 		;;
-	--patch-file)
-		[ $# -ge 2 ] || bad "--patch-file needs NAME=FILE"
-		set -- "--patch-file=$2" "${@:3}"
-		;;
 	--patch-file=*)
 		s=${1#--patch-file=}
 		shift
@@ -107,27 +114,15 @@ while [ $# -gt 0 ]; do
 			bad "bad --patch-file '$s' (NAME=FILE, NAME of letters, digits, '-')"
 		pfiles+=("$s")
 		;;
-	--fuzz)
-		[ $# -ge 2 ] || bad "--fuzz needs a number"
-		set -- "--fuzz=$2" "${@:3}"
-		;;
 	--fuzz=*)
 		fuzz=${1#--fuzz=}
 		shift
 		[[ $fuzz =~ ^[0-9]$ ]] || bad "bad --fuzz '$fuzz' (0 to 9)"
 		;;
-	--jobs)
-		[ $# -ge 2 ] || bad "--jobs needs a number"
-		set -- "--jobs=$2" "${@:3}"
-		;;
 	--jobs=*)
 		jobs=${1#--jobs=}
 		shift
 		[[ $jobs =~ ^[1-9][0-9]*$ ]] || bad "bad --jobs '$jobs'"
-		;;
-	--arch)
-		[ $# -ge 2 ] || bad "--arch needs a value (x86_64, arm64-64k)"
-		set -- "--arch=$2" "${@:3}"
 		;;
 	--arch=*)
 		arch=${1#--arch=}

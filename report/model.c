@@ -91,6 +91,16 @@ static int set_str(char **dst, const char *s)
 	return 0;
 }
 
+/* Appends the @size bytes of @item to the array *@v of *@n items. */
+static int push(void *v, size_t *n, const void *item, size_t size)
+{
+	if (grow(v, *n, size))
+		return -ENOMEM;
+	memcpy((char *)*(void **)v + *n * size, item, size);
+	(*n)++;
+	return 0;
+}
+
 int htmlrep_set_title(struct htmlrep *r, const char *title)
 {
 	return set_str(&r->title, title);
@@ -103,14 +113,12 @@ int htmlrep_set_subtitle(struct htmlrep *r, const char *subtitle)
 
 int htmlrep_add_note(struct htmlrep *r, const char *text)
 {
-	char *c;
+	char *c = strdup(text);
 
-	if (grow(&r->notes, r->nnotes, sizeof(*r->notes)))
+	if (!c || push(&r->notes, &r->nnotes, &c, sizeof(c))) {
+		free(c);
 		return -ENOMEM;
-	c = strdup(text);
-	if (!c)
-		return -ENOMEM;
-	r->notes[r->nnotes++] = c;
+	}
 	return 0;
 }
 
@@ -285,16 +293,6 @@ int htmlrep_check_access(const struct htmlrep *r,
 	return err;
 }
 
-/* Appends the @size bytes of @item to the array *@v of *@n items. */
-static int push(void *v, size_t *n, const void *item, size_t size)
-{
-	if (grow(v, *n, size))
-		return -ENOMEM;
-	memcpy((char *)*(void **)v + *n * size, item, size);
-	(*n)++;
-	return 0;
-}
-
 int htmlrep_add_range(struct htmlrep *r, const struct htmlrep_range *g)
 {
 	if (htmlrep_check_range(r, g, NULL, 0))
@@ -312,18 +310,14 @@ int htmlrep_add_access(struct htmlrep *r, const struct htmlrep_access *a)
 int htmlrep_add_mark(struct htmlrep *r, uint64_t seq, uint64_t t_ns,
 		     const char *text)
 {
-	struct htmlrep_mark *m;
-	char *c;
+	struct htmlrep_mark m = { .seq = seq,
+				  .t_ns = t_ns,
+				  .text = strdup(text) };
 
-	if (grow(&r->marks, r->nmarks, sizeof(*r->marks)))
+	if (!m.text || push(&r->marks, &r->nmarks, &m, sizeof(m))) {
+		free(m.text);
 		return -ENOMEM;
-	c = strdup(text);
-	if (!c)
-		return -ENOMEM;
-	m = &r->marks[r->nmarks++];
-	m->seq = seq;
-	m->t_ns = t_ns;
-	m->text = c;
+	}
 	return 0;
 }
 

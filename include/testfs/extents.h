@@ -77,12 +77,12 @@ int testfs_extents_subtract(const struct testfs_extents *a,
 /*
  * The rest of the library counts the kernel's pages (testfs_page_size()
  * bytes on the running kernel, testfs_log_page_size() in a log; on a
- * 4 KiB kernel page 0 is bytes 0..4095). These take byte ranges as a program's read(2) or
- * mmap(2) offsets give them: bytes [@off, @off + @len), @len > 0; a byte
- * range stands for every page holding one of its bytes (the pages the
- * kernel must bring in to serve it), so a range that starts or ends inside
- * a page takes the whole page. Explanations write byte ranges inclusive,
- * like page ranges: "bytes [4096, 12287]".
+ * 4 KiB kernel page 0 is bytes 0..4095). These take byte ranges as a
+ * program's read(2) or mmap(2) offsets give them: bytes [@off, @off +
+ * @len), @len > 0; a byte range stands for every page holding one of its
+ * bytes (the pages the kernel must bring in to serve it), so a range that
+ * starts or ends inside a page takes the whole page. Explanations write
+ * byte ranges inclusive, like page ranges: "bytes [4096, 12287]".
  */
 
 /**

@@ -390,6 +390,19 @@ static void note_read_ra(struct pid_ctx *p, const struct trace_event *ev)
 }
 
 /*
+ * page_cache_sync_ra or page_cache_async_ra: a new decision starts, kept
+ * in *@ra (*@has set).
+ */
+static void on_ra(struct pid_ctx *p, const struct trace_event *ev, bool *has,
+		  struct trace_event *ra)
+{
+	corr_forget_decision(p);
+	*has = true;
+	*ra = *ev;
+	note_read_ra(p, ev);
+}
+
+/*
  * The first page read(2) lookup @ev stands for. filemap_get_pages()
  * returns a batch that ends in a folio still being read without tracing
  * it (7.3 mm/filemap.c, its err: path after -EAGAIN or
@@ -453,16 +466,10 @@ static void on_event(const struct trace_event *ev, void *arg)
 		p->decision_ts = ev->ts_ns;
 	switch (ev->kind) {
 	case TRACE_SYNC_RA:
-		corr_forget_decision(p);
-		p->has_sync = true;
-		p->sync = *ev;
-		note_read_ra(p, ev);
+		on_ra(p, ev, &p->has_sync, &p->sync);
 		break;
 	case TRACE_ASYNC_RA:
-		corr_forget_decision(p);
-		p->has_async = true;
-		p->async = *ev;
-		note_read_ra(p, ev);
+		on_ra(p, ev, &p->has_async, &p->async);
 		break;
 	case TRACE_RA_ORDER:
 		on_order(c, p, ev);

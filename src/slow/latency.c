@@ -317,44 +317,42 @@ uint64_t latency_delay(struct latency_model *m, uint64_t now_ns, uint64_t off,
 	return 0;
 }
 
+/* The name a simple model's spec starts with ("fixed", ...). */
+static const char *simple_name(enum latency_kind kind)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(simple_kinds) / sizeof(simple_kinds[0]); i++)
+		if (simple_kinds[i].kind == kind)
+			return simple_kinds[i].name;
+	return "?";
+}
+
 void latency_format(const struct latency_model *m, struct strbuf *sb)
 {
 	enum latency_kind kind = m ? m->kind : LATENCY_NONE;
 
-	switch (kind) {
-	case LATENCY_NONE:
-		strbuf_adds(sb, "none");
-		return;
-	case LATENCY_FIXED:
-		strbuf_adds(sb, "fixed:");
-		units_format_duration(sb, m->a);
-		return;
-	case LATENCY_UNIFORM:
-		strbuf_adds(sb, "uniform:");
-		units_format_duration(sb, m->a);
-		strbuf_addc(sb, '-');
-		units_format_duration(sb, m->b);
-		break;
-	case LATENCY_NORMAL:
-		strbuf_adds(sb, "normal:");
-		units_format_duration(sb, m->a);
-		strbuf_addc(sb, ',');
-		units_format_duration(sb, m->b);
-		break;
-	case LATENCY_LOGNORMAL:
-		strbuf_adds(sb, "lognormal:");
-		units_format_duration(sb, m->a);
-		strbuf_addc(sb, ',');
-		units_format_decimal(sb, m->b, SIGMA_PLACES);
-		break;
-	case LATENCY_BW:
-		strbuf_adds(sb, "bw:");
-		units_format_rate(sb, m->a);
-		return;
-	case LATENCY_DEVICE:
+	if (kind == LATENCY_DEVICE) {
 		device_format(m->dev, sb);
 		return;
 	}
+	strbuf_adds(sb, simple_name(kind));
+	if (kind == LATENCY_NONE)
+		return;
+	strbuf_addc(sb, ':');
+	if (kind == LATENCY_BW) {
+		units_format_rate(sb, m->a);
+		return;
+	}
+	units_format_duration(sb, m->a);
+	if (kind == LATENCY_FIXED)
+		return;
+	/* MIN-MAX, MEAN,SD or MEDIAN,SIGMA, then the seed. */
+	strbuf_addc(sb, kind == LATENCY_UNIFORM ? '-' : ',');
+	if (kind == LATENCY_LOGNORMAL)
+		units_format_decimal(sb, m->b, SIGMA_PLACES);
+	else
+		units_format_duration(sb, m->b);
 	strbuf_addf(sb, ",seed=%" PRIu64, m->seed);
 }
 

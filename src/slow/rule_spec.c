@@ -339,6 +339,16 @@ static int parse_errno(const char *spec, const char *val, int *out, char *err,
 	return -EINVAL;
 }
 
+/* "bad KEY 'VAL' (WHY; expected EXPECTED)" for error rule @spec: -EINVAL. */
+static int bad_value(const char *spec, const char *key, const char *val,
+		     const char *why, const char *expected, char *err,
+		     size_t errlen)
+{
+	rule_error(err, errlen, "error", spec, "bad %s '%s' (%s; expected %s)",
+		   key, val, why, expected);
+	return -EINVAL;
+}
+
 struct error_ctx {
 	struct error_rule *r;
 	uint64_t seed;
@@ -359,30 +369,24 @@ static int parse_error_setting(const char *spec, const char *key,
 		r->limited = true;
 		if (!parse_uint(val, 1, UINT64_MAX, &r->times_left, &why))
 			return 0;
-		rule_error(
-			err, errlen, "error", spec,
-			"bad times '%s' (%s; expected a number of reads, at least 1)",
-			val, why);
-		return -EINVAL;
+		return bad_value(spec, key, val, why,
+				 "a number of reads, at least 1", err, errlen);
 	}
 	if (strcmp(key, "prob") == 0) {
 		r->random = true;
 		if (!units_parse_decimal(val, PROB_PLACES, PROB_ONE, &r->prob,
 					 &why))
 			return 0;
-		rule_error(
-			err, errlen, "error", spec,
-			"bad prob '%s' (%s; expected a probability 0..1 such as 0.25, up to 9 decimals)",
-			val, why);
-		return -EINVAL;
+		return bad_value(
+			spec, key, val, why,
+			"a probability 0..1 such as 0.25, up to 9 decimals",
+			err, errlen);
 	}
 	if (strcmp(key, "seed") == 0) {
 		if (!parse_uint(val, 0, UINT64_MAX, seed, &why))
 			return 0;
-		rule_error(err, errlen, "error", spec,
-			   "bad seed '%s' (%s; expected an integer 0..2^64-1)",
-			   val, why);
-		return -EINVAL;
+		return bad_value(spec, key, val, why, "an integer 0..2^64-1",
+				 err, errlen);
 	}
 	rule_error(
 		err, errlen, "error", spec,

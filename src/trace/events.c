@@ -349,6 +349,31 @@ static const struct {
 #undef DEST
 };
 
+static void dest_set(struct trace_event *ev, unsigned s, uint64_t v)
+{
+	uint8_t *dst = (uint8_t *)ev + slot_dest[s].offset;
+	uint32_t v32 = (uint32_t)v;
+
+	if (slot_dest[s].size == 8)
+		memcpy(dst, &v, 8);
+	else
+		memcpy(dst, &v32, 4);
+}
+
+static uint64_t dest_get(const struct trace_event *ev, unsigned s)
+{
+	const uint8_t *src = (const uint8_t *)ev + slot_dest[s].offset;
+	uint32_t v32;
+	uint64_t v;
+
+	if (slot_dest[s].size == 8) {
+		memcpy(&v, src, 8);
+		return v;
+	}
+	memcpy(&v32, src, 4);
+	return v32;
+}
+
 int trace_decode(const struct trace_decoder *d, const void *data, size_t len,
 		 struct trace_event *ev)
 {
@@ -380,19 +405,8 @@ int trace_decode(const struct trace_decoder *d, const void *data, size_t len,
 	ev->dev = (uint32_t)slot_get(l, p, TRACE_SLOT_DEV);
 	ev->fields = l->opt_fields;
 	/* Only the fields this event's format has. */
-	for (i = 0; i < l->nopt; i++) {
-		unsigned s = l->opt[i];
-		uint64_t v = slot_get(l, p, s);
-		uint8_t *dst = (uint8_t *)ev + slot_dest[s].offset;
-
-		if (slot_dest[s].size == 8) {
-			memcpy(dst, &v, 8);
-		} else {
-			uint32_t v32 = (uint32_t)v;
-
-			memcpy(dst, &v32, 4);
-		}
-	}
+	for (i = 0; i < l->nopt; i++)
+		dest_set(ev, l->opt[i], slot_get(l, p, l->opt[i]));
 	if (!(ev->fields & TRACE_F_LAST_INDEX))
 		ev->last_index = ev->index;
 	return 0;
@@ -401,39 +415,28 @@ int trace_decode(const struct trace_decoder *d, const void *data, size_t len,
 int trace_event_format(const struct trace_event *ev, char *buf, size_t len)
 {
 	char extra[320];
+	unsigned s;
 	int n = 0;
 
-#define ADD(...)                                                               \
-	do {                                                                   \
-		if (n >= 0 && (size_t)n < sizeof(extra))                       \
-			n += snprintf(extra + n, sizeof(extra) - (size_t)n,    \
-				      __VA_ARGS__);                            \
-	} while (0)
-
 	extra[0] = '\0';
-	if (ev->fields & TRACE_F_INDEX)
-		ADD(" index %" PRIu64, ev->index);
-	if (ev->fields & TRACE_F_LAST_INDEX)
-		ADD(" last_index %" PRIu64, ev->last_index);
-	if (ev->fields & TRACE_F_REQ_COUNT)
-		ADD(" req_count %" PRIu64, ev->req_count);
-	if (ev->fields & TRACE_F_NR_TO_READ)
-		ADD(" nr_to_read %" PRIu64, ev->nr_to_read);
-	if (ev->fields & TRACE_F_LOOKAHEAD)
-		ADD(" lookahead_size %" PRIu64, ev->lookahead_size);
-	if (ev->fields & TRACE_F_ORDER)
-		ADD(" order %" PRIu32, ev->order);
-	if (ev->fields & TRACE_F_SIZE)
-		ADD(" size %" PRIu32, ev->size);
-	if (ev->fields & TRACE_F_ASYNC_SIZE)
-		ADD(" async_size %" PRIu32, ev->async_size);
-	if (ev->fields & TRACE_F_RA_PAGES)
-		ADD(" ra_pages %" PRIu32, ev->ra_pages);
-	if (ev->fields & TRACE_F_MMAP_MISS)
-		ADD(" mmap_miss %" PRIu32, ev->mmap_miss);
-	if (ev->fields & TRACE_F_PREV_POS)
-		ADD(" prev_pos %" PRId64, ev->prev_pos);
-#undef ADD
+	/*
+	 * In slot order, each under its name in the format file; prev_pos
+	 * (loff_t) is the one signed field.
+	 */
+	for (s = TRACE_SLOT_INDEX; s < TRACE_SLOT_COUNT; s++) {
+		uint64_t v = dest_get(ev, s);
+
+		if (!(ev->fields & slot_flag[s]) || n < 0 ||
+		    (size_t)n >= sizeof(extra))
+			continue;
+		if (s == TRACE_SLOT_PREV_POS)
+			n += snprintf(extra + n, sizeof(extra) - (size_t)n,
+				      " %s %" PRId64, slot_names[s][0],
+				      (int64_t)v);
+		else
+			n += snprintf(extra + n, sizeof(extra) - (size_t)n,
+				      " %s %" PRIu64, slot_names[s][0], v);
+	}
 	return snprintf(buf, len,
 			"%" PRIu64 ".%09" PRIu64 " cpu%u pid %d %s dev %u:%u"
 			" ino %" PRIu64 "%s",
