@@ -299,6 +299,45 @@ Test(ra_model, fuse_io_pages_16k)
 	ra_model_free(&m);
 }
 
+/*
+ * 16 KiB read(2)s at ra_pages 8: get_init_ra_size(1, 8) = 2, marker 1;
+ * the async window starts at 2 with next_ra_size(2, 8) = 4 pages. 6.16
+ * and later round its end 6 down to 4: (2, 2), then (4, 4), (8, 8);
+ * 6.12 does not: (2, 4), (6, 8), as measured on Debian's 6.12.118 and
+ * 7.3.4 arm64-16k.
+ */
+Test(ra_model, async_rounding_by_release)
+{
+	static const uint64_t rounded[][2] = {
+		{ 0, 2 }, { 2, 2 }, { 4, 4 }, { 8, 8 }, { 16, 8 }
+	};
+	static const uint64_t unrounded[][2] = {
+		{ 0, 2 }, { 2, 4 }, { 6, 8 }, { 14, 8 }, { 22, 8 }
+	};
+	struct ra_model m;
+	bool fuse;
+	size_t i;
+
+	read_blocks(&m, 8, 16384, "7.3.4+deb13-arm64-16k", 1, &fuse);
+	cr_expect(!m.unaligned_async);
+	for (i = 0; i < 5; i++) {
+		cr_expect_eq(m.windows[i].first, rounded[i][0]);
+		cr_expect_eq(m.windows[i].pages, rounded[i][1]);
+	}
+	ra_model_free(&m);
+	read_blocks(&m, 8, 16384, "6.12.118+deb13-arm64-16k", 1, &fuse);
+	cr_expect(m.unaligned_async);
+	for (i = 0; i < 5; i++) {
+		cr_expect_eq(m.windows[i].first, unrounded[i][0]);
+		cr_expect_eq(m.windows[i].pages, unrounded[i][1]);
+	}
+	ra_model_free(&m);
+	/* A release without a version leaves the default (6.18) */
+	read_blocks(&m, 8, 16384, "", 1, &fuse);
+	cr_expect(!m.unaligned_async);
+	ra_model_free(&m);
+}
+
 Test(ra_model, release_at_least)
 {
 	cr_expect(ra_release_at_least("6.18.15+deb13-amd64", 6, 17));

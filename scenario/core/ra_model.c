@@ -94,6 +94,9 @@ bool ra_fuse_io_pages_of_release(const char *release)
 
 bool ra_model_set_release(struct ra_model *m, const char *release)
 {
+	/* A release that says its version, before 6.16: no ra->order */
+	m->unaligned_async = ra_release_at_least(release, 0, 0) &&
+			     !ra_release_at_least(release, 6, 16);
 	if (!ra_fuse_io_pages_of_release(release))
 		return false;
 	m->io_pages = m->max_request;

@@ -140,8 +140,8 @@ bool ra_fuse_io_pages_of_release(const char *release);
  * The kernel the model stands for, by its release (uname -r): on
  * RA_FUSE_IO_PAGES_SINCE or later io_pages becomes max_request (FUSE's
  * max_pages); before, it is left as ra_model_set_page_size() set it.
- * Returns whether io_pages is FUSE's max_pages. Call after
- * ra_model_set_page_size().
+ * Before 6.16, unaligned_async. Returns whether io_pages is FUSE's
+ * max_pages. Call after ra_model_set_page_size().
  */
 bool ra_model_set_release(struct ra_model *m, const char *release);
 
