@@ -214,7 +214,6 @@ static bool model_matches(struct seqread_result *res, const struct run *r,
 	if (session_ra_model(s, RA_POLICY_CURRENT, &m))
 		return false;
 	res->io_pages = m.io_pages;
-	res->fuse_io_pages = ra_fuse_io_pages_of_release(s->kernel);
 	/* A block smaller than a page still reads one page at a time. */
 	ra_model_read(&m, 0, s->file_pages,
 		      (uint32_t)((r->block + s->page_size - 1) / s->page_size));
@@ -250,6 +249,7 @@ static int analyse(struct scenario_ctx *ctx, void *result)
 	size_t i, k;
 
 	(void)ctx;
+	r->fuse_io_pages = ra_fuse_io_pages_of_release(r->s->kernel);
 	for (i = 0; i < r->nruns; i++) {
 		run = &r->runs[i];
 		for (k = 0; k < run->reads.n; k++)
