@@ -204,3 +204,151 @@ Test(ra_model, policy_of_release)
 	cr_expect_eq(ra_policy_of_release(""), -1);
 	cr_expect_eq(ra_policy_of_release(NULL), -1);
 }
+
+/*
+ * The first windows of read(2) of @block pages over a 1024-page file
+ * (ra_pages @ra, FUSE max_pages 256) on a kernel of @release with pages of
+ * @page_size bytes; whether io_pages is FUSE's max_pages in @fuse.
+ */
+static void read_blocks(struct ra_model *m, uint32_t ra, uint32_t page_size,
+			const char *release, uint32_t block, bool *fuse)
+{
+	cr_assert_eq(ra_model_init(m, 1024, ra, 256, RA_POLICY_CURRENT), 0);
+	ra_model_set_page_size(m, page_size);
+	*fuse = ra_model_set_release(m, release);
+	ra_model_read(m, 0, 1024, block);
+}
+
+/*
+ * The first @n windows are [i * @size, (i + 1) * @size), the rest (the
+ * last marker's window, past the end of the file) read nothing.
+ */
+static void expect_windows(const struct ra_model *m, uint32_t size, size_t n)
+{
+	size_t i;
+
+	cr_expect_geq(m->nwindows, n, "windows: %zu", m->nwindows);
+	for (i = n; i < m->nwindows; i++)
+		cr_expect_eq(m->windows[i].pages, 0, "window %zu: %llu pages",
+			     i, (unsigned long long)m->windows[i].pages);
+	for (i = 0; i < m->nwindows && i < n; i++) {
+		cr_expect_eq(m->windows[i].first, i * size, "window %zu: %llu",
+			     i, (unsigned long long)m->windows[i].first);
+		cr_expect_eq(m->windows[i].pages, size, "window %zu: %llu", i,
+			     (unsigned long long)m->windows[i].pages);
+	}
+}
+
+/*
+ * 1 MiB read(2) (256 pages of 4 KiB), ra_pages 32. Before 7.3 io_pages is
+ * 128 KiB = 32 pages, not above ra_pages, so max_pages = 32:
+ * get_init_ra_size(256, 32) = 32, async_size 32 >> 1 = 16; the marker
+ * 16 starts (32, next_ra_size(32, 32) = 32), and so on: 32 windows of 32.
+ * On 7.3 io_pages = FUSE's max_pages 256: max_pages = min(256, 256) =
+ * 256, the first window (0, 256), async_size 128; the marker 128 with
+ * 128 pages left: max_pages min(128, 256) = 128, start 256, size
+ * max(256, next_ra_size(256, 128) = 128) = 256, marker 256; each next
+ * read(2) hits it with 256 left: 4 windows of 256.
+ */
+Test(ra_model, fuse_io_pages_4k)
+{
+	struct ra_model m;
+	bool fuse;
+
+	read_blocks(&m, 32, 4096, "7.2.13+deb14-amd64", 256, &fuse);
+	cr_expect(!fuse);
+	cr_expect_eq(m.io_pages, 32);
+	expect_windows(&m, 32, 32);
+	ra_model_free(&m);
+
+	read_blocks(&m, 32, 4096, "7.3.4+deb13-amd64", 256, &fuse);
+	cr_expect(fuse);
+	cr_expect_eq(m.io_pages, 256);
+	expect_windows(&m, 256, 4);
+	cr_expect_eq(ra_model_requests(&m), 4);
+	ra_model_free(&m);
+
+	/* 4 KiB read(2)s never ask for more than ra_pages: the ramp */
+	read_blocks(&m, 32, 4096, "7.3.4+deb13-amd64", 1, &fuse);
+	cr_expect_eq(m.windows[0].pages, 4);
+	cr_expect_eq(m.windows[1].pages, 8);
+	cr_expect_eq(m.windows[3].pages, 32);
+	ra_model_free(&m);
+}
+
+/*
+ * 16 KiB pages: ra_pages 8 (128 KiB), a 1 MiB read(2) is 64 pages. Before
+ * 7.3 io_pages is 8: windows of 8. On 7.3 max_pages = min(64, 256) = 64:
+ * (0, 64) with async_size 32; the marker 32 with 32 left: max_pages 32,
+ * start 64, size max(64, next_ra_size(64, 32) = 32) = 64: 16 windows of
+ * 64 pages (1 MiB each).
+ */
+Test(ra_model, fuse_io_pages_16k)
+{
+	struct ra_model m;
+	bool fuse;
+
+	read_blocks(&m, 8, 16384, "6.12.118+deb13-arm64-16k", 64, &fuse);
+	cr_expect(!fuse);
+	expect_windows(&m, 8, 128);
+	ra_model_free(&m);
+
+	read_blocks(&m, 8, 16384, "7.3.4+deb13-arm64-16k", 64, &fuse);
+	cr_expect(fuse);
+	expect_windows(&m, 64, 16);
+	ra_model_free(&m);
+}
+
+/*
+ * 16 KiB read(2)s at ra_pages 8: get_init_ra_size(1, 8) = 2, marker 1;
+ * the async window starts at 2 with next_ra_size(2, 8) = 4 pages. 6.16
+ * and later round its end 6 down to 4: (2, 2), then (4, 4), (8, 8);
+ * 6.12 does not: (2, 4), (6, 8), as measured on Debian's 6.12.118 and
+ * 7.3.4 arm64-16k.
+ */
+Test(ra_model, async_rounding_by_release)
+{
+	static const uint64_t rounded[][2] = {
+		{ 0, 2 }, { 2, 2 }, { 4, 4 }, { 8, 8 }, { 16, 8 }
+	};
+	static const uint64_t unrounded[][2] = {
+		{ 0, 2 }, { 2, 4 }, { 6, 8 }, { 14, 8 }, { 22, 8 }
+	};
+	struct ra_model m;
+	bool fuse;
+	size_t i;
+
+	read_blocks(&m, 8, 16384, "7.3.4+deb13-arm64-16k", 1, &fuse);
+	cr_expect(!m.unaligned_async);
+	for (i = 0; i < 5; i++) {
+		cr_expect_eq(m.windows[i].first, rounded[i][0]);
+		cr_expect_eq(m.windows[i].pages, rounded[i][1]);
+	}
+	ra_model_free(&m);
+	read_blocks(&m, 8, 16384, "6.12.118+deb13-arm64-16k", 1, &fuse);
+	cr_expect(m.unaligned_async);
+	for (i = 0; i < 5; i++) {
+		cr_expect_eq(m.windows[i].first, unrounded[i][0]);
+		cr_expect_eq(m.windows[i].pages, unrounded[i][1]);
+	}
+	ra_model_free(&m);
+	/* A release without a version leaves the default (6.18) */
+	read_blocks(&m, 8, 16384, "", 1, &fuse);
+	cr_expect(!m.unaligned_async);
+	ra_model_free(&m);
+}
+
+Test(ra_model, release_at_least)
+{
+	cr_expect(ra_release_at_least("6.18.15+deb13-amd64", 6, 17));
+	cr_expect(ra_release_at_least("7.0.13+deb13-amd64", 6, 17));
+	cr_expect(!ra_release_at_least("6.16.12+deb13-amd64", 6, 17));
+	cr_expect(!ra_release_at_least("6.9.0", 6, 17));
+	cr_expect(ra_release_at_least("7.3.0-lab+vma-limit", 7, 3));
+	cr_expect(!ra_release_at_least("7.2.13+deb14-amd64", 7, 3));
+	cr_expect(!ra_release_at_least("", 6, 0));
+	cr_expect(!ra_release_at_least(NULL, 6, 0));
+	cr_expect(!ra_release_at_least("lab", 6, 0));
+	cr_expect(!ra_fuse_io_pages_of_release("6.18.44-fc-v1045"));
+	cr_expect(ra_fuse_io_pages_of_release("8.0.1"));
+}

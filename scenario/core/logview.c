@@ -126,9 +126,12 @@ int session_ra_model(const struct session *s, enum ra_policy policy,
 	int err = ra_model_init(m, s->file_pages, s->ra_pages, s->max_pages,
 				policy);
 
-	/* The scenario runs on the kernel it models: its page size */
-	if (!err)
+	/* The scenario runs on the kernel it models: its page size and
+	 * release */
+	if (!err) {
 		ra_model_set_page_size(m, (uint32_t)sysconf(_SC_PAGESIZE));
+		ra_model_set_release(m, s->kernel);
+	}
 	return err;
 }
 

@@ -12,6 +12,7 @@
 #include "ra_model.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,6 +75,32 @@ void ra_model_set_page_size(struct ra_model *m, uint32_t page_size)
 	m->io_pages = page_size && page_size < (128u << 10)
 			      ? (128u << 10) / page_size
 			      : 1;
+}
+
+bool ra_release_at_least(const char *release, unsigned major, unsigned minor)
+{
+	unsigned maj = 0, min = 0;
+
+	if (!release || sscanf(release, "%u.%u", &maj, &min) != 2)
+		return false;
+	return maj > major || (maj == major && min >= minor);
+}
+
+bool ra_fuse_io_pages_of_release(const char *release)
+{
+	return ra_release_at_least(release, RA_FUSE_IO_PAGES_MAJOR,
+				   RA_FUSE_IO_PAGES_MINOR);
+}
+
+bool ra_model_set_release(struct ra_model *m, const char *release)
+{
+	/* A release that says its version, before 6.16: no ra->order */
+	m->unaligned_async = ra_release_at_least(release, 0, 0) &&
+			     !ra_release_at_least(release, 6, 16);
+	if (!ra_fuse_io_pages_of_release(release))
+		return false;
+	m->io_pages = m->max_request;
+	return true;
 }
 
 void ra_model_free(struct ra_model *m)
@@ -185,7 +212,8 @@ static uint64_t file_last(const struct ra_model *m)
 
 /*
  * ractl_max_pages(): a request larger than ra_pages may use up to the
- * bdi's io_pages (32 pages on FUSE, whatever read_ahead_kb says).
+ * bdi's io_pages (on FUSE 128 KiB whatever read_ahead_kb says, or FUSE's
+ * max_pages from RA_FUSE_IO_PAGES_SINCE).
  */
 static uint32_t max_pages_for(const struct ra_model *m, uint64_t req_count)
 {

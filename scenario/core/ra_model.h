@@ -83,7 +83,9 @@ struct ra_model {
 	/*
 	 * The bdi's io_pages (ractl_max_pages()): VM_READAHEAD_PAGES, 128 KiB
 	 * in the kernel's pages (32 of 4 KiB, 8 of 16 KiB, 2 of 64 KiB);
-	 * ra_model_set_page_size() sets it, 32 until then.
+	 * ra_model_set_page_size() sets it, 32 until then. From Linux
+	 * RA_FUSE_IO_PAGES_SINCE FUSE sets it to its max_pages (max_request):
+	 * ra_model_set_release().
 	 */
 	uint32_t io_pages;
 
@@ -114,6 +116,34 @@ void ra_model_free(struct ra_model *m);
  * in the kernel's pages already.
  */
 void ra_model_set_page_size(struct ra_model *m, uint32_t page_size);
+
+/*
+ * The first release whose FUSE sets the bdi's io_pages to its max_pages
+ * (fs/fuse/inode.c, process_init_reply(): sb->s_bdi->io_pages =
+ * fc->max_pages), so that a read(2) larger than ra_pages is read in one
+ * window of up to max_pages (ractl_max_pages()). In linux-source-7.3,
+ * not in 6.12; measured on Debian's kernels: 7.2.13 reads a 1 MiB read(2)
+ * in 32-page windows, 7.3.4 in 256-page ones (docs/kernels.md).
+ */
+#define RA_FUSE_IO_PAGES_MAJOR 7
+#define RA_FUSE_IO_PAGES_MINOR 3
+#define RA_FUSE_IO_PAGES_SINCE "7.3"
+
+/* Whether @release (uname -r, "6.18.15+deb13-amd64") is @major.@minor or later.
+ */
+bool ra_release_at_least(const char *release, unsigned major, unsigned minor);
+
+/* Whether the kernel of @release sets FUSE's io_pages to its max_pages. */
+bool ra_fuse_io_pages_of_release(const char *release);
+
+/*
+ * The kernel the model stands for, by its release (uname -r): on
+ * RA_FUSE_IO_PAGES_SINCE or later io_pages becomes max_request (FUSE's
+ * max_pages); before, it is left as ra_model_set_page_size() set it.
+ * Before 6.16, unaligned_async. Returns whether io_pages is FUSE's
+ * max_pages. Call after ra_model_set_page_size().
+ */
+bool ra_model_set_release(struct ra_model *m, const char *release);
 
 /* read(2) of pages [@first, @first + @npages), @block pages at a time. */
 int ra_model_read(struct ra_model *m, uint64_t first, uint64_t npages,

@@ -6,24 +6,8 @@
  * pages each step touched first, the comparison with a VMA-limited
  * kernel.
  */
-#include <stdio.h>
 
 #include "elf_startup.h"
-
-/*
- * Whether release "MAJOR.MINOR..." is 6.@minor or later. Async windows
- * are rounded to their folio order from 6.16; exec read-around is
- * clamped to the VMA from 6.17 (vma-boundary exec=yes measured 16
- * before / 48 after on Debian's 6.16.12, 0 / 0 on 6.17.13).
- */
-static bool release_at_least(const char *release, unsigned minor)
-{
-	unsigned maj = 0, min = 0;
-
-	if (sscanf(release, "%u.%u", &maj, &min) != 2)
-		return false;
-	return maj > 6 || (maj == 6 && min >= minor);
-}
 
 /*
  * The model's accesses: the header read(2), then the first access of
@@ -175,8 +159,14 @@ int elf_analyse(struct scenario_ctx *ctx, void *result)
 	unsigned p;
 	int err;
 
-	r->exec_clamp = release_at_least(r->s->kernel, 17);
-	r->async_round = release_at_least(r->s->kernel, 16);
+	/*
+	 * Async windows are rounded to their folio order from 6.16; exec
+	 * read-around is clamped to the VMA from 6.17 (vma-boundary exec=yes
+	 * measured 16 before / 48 after on Debian's 6.16.12, 0 / 0 on
+	 * 6.17.13).
+	 */
+	r->exec_clamp = ra_release_at_least(r->s->kernel, 6, 17);
+	r->async_round = ra_release_at_least(r->s->kernel, 6, 16);
 	err = segment_pages(&r->img, &u);
 	for (p = 0; p < RA_NPOLICIES && !err; p++) {
 		struct elf_policy *v = &r->policy[p];

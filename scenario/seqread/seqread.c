@@ -198,10 +198,14 @@ static int do_run(struct scenario_ctx *ctx, struct session *s, struct run *r)
 	return err ? scenario_fail(ctx, err, "%s: the log", phase) : 0;
 }
 
-/* Whether the first requests equal the model's, with the model's text. */
-static bool model_matches(const struct session *s, const struct run *r,
+/*
+ * Whether the first requests equal the model's, with the model's text;
+ * the model's io_pages in @res.
+ */
+static bool model_matches(struct seqread_result *res, const struct run *r,
 			  char *text, size_t size)
 {
+	const struct session *s = res->s;
 	struct ra_model m;
 	size_t i, k = 0, used = 0;
 	bool same = true;
@@ -209,6 +213,7 @@ static bool model_matches(const struct session *s, const struct run *r,
 	text[0] = '\0';
 	if (session_ra_model(s, RA_POLICY_CURRENT, &m))
 		return false;
+	res->io_pages = m.io_pages;
 	/* A block smaller than a page still reads one page at a time. */
 	ra_model_read(&m, 0, s->file_pages,
 		      (uint32_t)((r->block + s->page_size - 1) / s->page_size));
@@ -244,6 +249,7 @@ static int analyse(struct scenario_ctx *ctx, void *result)
 	size_t i, k;
 
 	(void)ctx;
+	r->fuse_io_pages = ra_fuse_io_pages_of_release(r->s->kernel);
 	for (i = 0; i < r->nruns; i++) {
 		run = &r->runs[i];
 		for (k = 0; k < run->reads.n; k++)
@@ -257,7 +263,7 @@ static int analyse(struct scenario_ctx *ctx, void *result)
 		run->modelled = run->engine == ENGINE_READ;
 		if (run->modelled)
 			run->model_same =
-				model_matches(r->s, run, run->model_text,
+				model_matches(r, run, run->model_text,
 					      sizeof(run->model_text));
 	}
 	return 0;

@@ -38,6 +38,12 @@ struct seqread_result {
 	size_t nruns;
 	/* The largest request of all runs, in pages. */
 	uint64_t biggest;
+	/*
+	 * The model's io_pages (ractl_max_pages()) and whether it is FUSE's
+	 * max_pages (RA_FUSE_IO_PAGES_SINCE or later) rather than 128 KiB.
+	 */
+	uint32_t io_pages;
+	bool fuse_io_pages;
 	/* The fastest and the slowest run. */
 	size_t fast;
 	size_t slow;

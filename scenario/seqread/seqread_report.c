@@ -19,10 +19,16 @@ static void explain(struct scenario_ctx *ctx, const struct seqread_result *r)
 	rep_text(sec, "windows",
 		 "Whatever the engine and the block size, the kernel read "
 		 "the file in readahead windows: the largest read testfs saw "
-		 "was %llu pages, and read_ahead_kb allows %u. A 1 MiB "
-		 "read(2) is served by windows of at most ra_pages, not by "
-		 "one 1 MiB read.",
-		 (unsigned long long)r->biggest, s->ra_pages);
+		 "was %llu pages, and read_ahead_kb allows %u. %s",
+		 (unsigned long long)r->biggest, s->ra_pages,
+		 r->fuse_io_pages
+			 ? "This kernel is " RA_FUSE_IO_PAGES_SINCE
+			   " or later: FUSE sets the bdi's io_pages to its "
+			   "max_pages, so a read(2) larger than ra_pages is "
+			   "read in one window of up to max_pages pages."
+			 : "A read(2) larger than ra_pages is read in windows "
+			   "of at most ra_pages (or the bdi's io_pages of 128 "
+			   "KiB, if larger), not in one window.");
 	/* The sequence is named up to 255 characters here. */
 	for (i = 0; i < r->nruns; i++)
 		if (runs[i].modelled && runs[i].block == 4096 &&
@@ -99,7 +105,13 @@ static void verdicts(struct scenario_ctx *ctx, const struct seqread_result *r)
 		size_t k, used = 0;
 
 		run = &r->runs[i];
-		snprintf(name, sizeof(name), "current kernels, %s bs=%zuk",
+		snprintf(name, sizeof(name), "current kernels%s, %s bs=%zuk",
+			 !run->modelled || run->block / r->s->page_size <=
+						   r->s->ra_pages
+				 ? ""
+			 : r->fuse_io_pages ? " (" RA_FUSE_IO_PAGES_SINCE "+)"
+					    : " (before " RA_FUSE_IO_PAGES_SINCE
+					      ")",
 			 engine_name[run->engine], run->block / 1024);
 		if (!run->modelled) {
 			report_verdict(table, name,
@@ -117,6 +129,7 @@ static void verdicts(struct scenario_ctx *ctx, const struct seqread_result *r)
 				     run->model_same ? "matches" : "differs");
 		verdict_num(row, "compared_reads", k);
 		verdict_num(row, "observed_reads", run->reads.n);
+		verdict_num(row, "io_pages", r->io_pages);
 		rep_bool(row, "matches", NULL, run->model_same);
 		rep_json_only(rep_last(row));
 	}
