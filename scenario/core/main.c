@@ -183,7 +183,8 @@ static void accepted_text(const struct param_def *d, char *buf, size_t size)
 		snprintf(
 			buf, size,
 			"a size in bytes, a multiple of the page size, with an "
-			"optional K, M, G or T suffix, from %s to %s",
+			"optional K, M, G or T suffix, from %s to %s, or "
+			"\"page\" (the kernel's page size)",
 			size_text(d->min, a, sizeof(a)),
 			size_text(d->max, b, sizeof(b)));
 		break;
@@ -264,7 +265,9 @@ static int check_value(const char *scenario, const struct param_def *d,
 			break;
 		return 0;
 	case PARAM_SIZE:
-		if (parse_size(val, 1, num, &why)) {
+		if (strcmp(val, "page") == 0) {
+			*num = testfs_page_size();
+		} else if (parse_size(val, 1, num, &why)) {
 			if (why && strstr(why, "too large")) {
 				snprintf(why_model, sizeof(why_model),
 					 "too large (the maximum is %s)",

@@ -32,8 +32,8 @@ static const struct param_def params[] = {
 	  "pages a reader reads past the other before it stops (0: twice the "
 	  "readahead window)",
 	  0, 1u << 30, NULL },
-	{ "block", PARAM_SIZE, "4K", NULL, "read(2) size", 4096, 1u << 24,
-	  NULL },
+	{ "block", PARAM_SIZE, "page", NULL,
+	  "read(2) size (page: one page, 4 KiB on x86)", 4096, 1u << 24, NULL },
 	{ "model", PARAM_MODEL, "none", NULL,
 	  "storage model for every read (testfs --latency)", 0, 0, NULL },
 	{ NULL, 0, NULL, NULL, NULL, 0, 0, NULL },
@@ -183,12 +183,12 @@ static void model_windows(struct folio_result *r)
 	struct ra_model m;
 	size_t k, nw = 0;
 
-	r->model_ok = !ra_model_init(&m, s->file_pages, s->ra_pages,
-				     s->max_pages, RA_POLICY_CURRENT);
+	/* In the kernel's pages, for its release (session_ra_model()). */
+	r->model_ok = !session_ra_model(s, RA_POLICY_CURRENT, &m);
 	if (!r->model_ok)
 		return;
 	ra_model_read(&m, 0, s->file_pages,
-		      (uint32_t)(r->block / TESTFS_PAGE_SIZE));
+		      (uint32_t)((r->block + s->page_size - 1) / s->page_size));
 	r->model_same = true;
 	for (k = 0; k < m.nwindows; k++) {
 		if (!m.windows[k].pages)
@@ -298,14 +298,14 @@ static int folio_order_run(struct scenario_ctx *ctx)
 	if (err)
 		return err;
 	session_report_settings(s, ctx->rep);
-	size = s->file_pages * TESTFS_PAGE_SIZE;
+	size = s->file_pages * s->page_size;
 	err = session_phase(ctx, s, "read");
 	if (err)
 		goto out;
 	lead = param_u(ctx, "lead");
 	if (!lead)
 		lead = 2ull * s->ra_pages;
-	lead *= TESTFS_PAGE_SIZE;
+	lead *= s->page_size;
 	buf = malloc(block);
 	if (!buf) {
 		err = scenario_fail(ctx, -ENOMEM, "read buffer");
@@ -335,7 +335,7 @@ static int folio_order_run(struct scenario_ctx *ctx)
 			.block = block,
 			.ns = ns,
 			.readers = readers,
-			.lead = lead / TESTFS_PAGE_SIZE,
+			.lead = lead / s->page_size,
 		};
 
 		analyse(&r);

@@ -46,7 +46,7 @@ static void done(struct scenario_ctx *ctx, const struct folio_result *r)
 	rep_uint(sec, "lead_pages", "lead", r->lead, "pages");
 	rep_num(sec, "read_ms", "read time", r->ns / 1e6, 2, "ms");
 	rep_num(sec, "MB_s", "throughput",
-		mb_per_s(s->file_pages * TESTFS_PAGE_SIZE, r->ns), 1, "MB/s");
+		mb_per_s(s->file_pages * s->page_size, r->ns), 1, "MB/s");
 }
 
 /* The thread's picture: one line per order, a bar of up to 40 '*'. */
