@@ -126,7 +126,8 @@ static void on_order(struct correlator *c, struct pid_ctx *p,
 	c->st.windows++;
 	/*
 	 * A window read with large folios has no ra_unbounded: this batch
-	 * stands for it. When ra_unbounded follows, it replaces it.
+	 * stands for it. When ra_unbounded follows, it takes the pages from
+	 * its own start on (on_unbounded()).
 	 */
 	batch_add(c, st, ev->ts_ns, ev->pid, ev->index, ev->index + ev->size,
 		  &a);
@@ -150,13 +151,23 @@ static void on_unbounded(struct correlator *c, struct pid_ctx *p,
 	if (p->has_order && p->order.ino == ev->ino) {
 		order_window(&a, &p->order);
 		a.window = p->order_window;
-		/* The ra_order batch is replaced by this one. */
+		/*
+		 * ra_unbounded is page_cache_ra_order()'s fallback for what
+		 * it did not allocate: from its start (no large folios) or
+		 * from the page where a folio could not be added (7.x: a
+		 * page of the window already cached), after read_pages()
+		 * sent what it had. The ra_order batch keeps the pages
+		 * before that and gives the rest to this one.
+		 */
 		if (p->order_st &&
 		    p->order_st->nbatches - p->order_batch <= BATCHES_PER_INO) {
 			struct batch *ob =
 				&p->order_st->batches[p->order_batch %
 						      BATCHES_PER_INO];
-			ob->end = ob->first;
+			uint64_t end =
+				ev->index < ob->end ? ev->index : ob->end;
+
+			ob->end = end > ob->first ? end : ob->first;
 		}
 	} else {
 		window_from(&a, ev->index, ev->nr_to_read, ev->lookahead_size);
