@@ -405,19 +405,19 @@ Test(log_json, access_record)
 
 Test(log_json, folio_record)
 {
-	struct log_record rec;
+	const struct log_record rec = {
+		.seq = 31,
+		.t_ns = 100,
+		.kind = LOG_FOLIO,
+		.folio = { .ino = 9,
+			   .first = 64,
+			   .last = 127,
+			   .end_ns = 200,
+			   .pid = 77,
+			   .order = 4,
+			   .folios = 4 },
+	};
 
-	memset(&rec, 0, sizeof(rec));
-	rec.seq = 31;
-	rec.t_ns = 100;
-	rec.kind = LOG_FOLIO;
-	rec.folio.ino = 9;
-	rec.folio.first = 64;
-	rec.folio.last = 127;
-	rec.folio.order = 4;
-	rec.folio.folios = 4;
-	rec.folio.end_ns = 200;
-	rec.folio.pid = 77;
 	log_json_record(&sb, &rec, "big.bin", 4096);
 	cr_assert_str_eq(
 		sb.data,

@@ -20,11 +20,17 @@
 		strbuf_add_u64((sb), (v));                                     \
 	} while (0)
 
-static void add_page(struct strbuf *sb, const char *key, uint64_t page)
+/* ,"key": for a key known at run time. */
+static void add_key(struct strbuf *sb, const char *key)
 {
 	strbuf_addlit(sb, ",\"");
 	strbuf_adds(sb, key);
 	strbuf_addlit(sb, "\":");
+}
+
+static void add_page(struct strbuf *sb, const char *key, uint64_t page)
+{
+	add_key(sb, key);
 	if (page == LOG_NO_PAGE)
 		strbuf_addlit(sb, "null");
 	else
@@ -33,9 +39,7 @@ static void add_page(struct strbuf *sb, const char *key, uint64_t page)
 
 static void add_order(struct strbuf *sb, const char *key, int order)
 {
-	strbuf_addlit(sb, ",\"");
-	strbuf_adds(sb, key);
-	strbuf_addlit(sb, "\":");
+	add_key(sb, key);
 	if (order < 0)
 		strbuf_addlit(sb, "null");
 	else
@@ -81,9 +85,7 @@ static void add_seq_file(struct strbuf *sb, const struct log_record *rec,
 	strbuf_addlit(sb, "{\"seq\":");
 	strbuf_add_u64(sb, rec->seq);
 	if (kind) {
-		strbuf_addlit(sb, ",\"");
-		strbuf_adds(sb, kind);
-		strbuf_addlit(sb, "\":");
+		add_key(sb, kind);
 		if (kind_text) {
 			strbuf_addc(sb, '"');
 			strbuf_adds(sb, kind_text);
@@ -96,17 +98,35 @@ static void add_seq_file(struct strbuf *sb, const struct log_record *rec,
 	json_add_cstring(sb, file ? file : "");
 }
 
+/*
+ * The pages of an access or folio record, under the names its kind
+ * gives them, and its times and task.
+ */
+static void add_span(struct strbuf *sb, const struct log_record *rec,
+		     const char *first_key, const char *count_key,
+		     const uint64_t span[4], uint32_t page_size)
+{
+	enum { INO, FIRST, LAST, END_NS };
+
+	ADD_U64(sb, "ino", span[INO]);
+	add_key(sb, first_key);
+	strbuf_add_u64(sb, span[FIRST]);
+	add_key(sb, count_key);
+	strbuf_add_u64(sb, span[LAST] - span[FIRST] + 1);
+	ADD_U64(sb, "page_size", page_size);
+	ADD_U64(sb, "t_ns", rec->t_ns);
+	ADD_U64(sb, "end_ns", span[END_NS]);
+}
+
 static void log_json_access(struct strbuf *sb, const struct log_record *rec,
 			    const char *file, uint32_t page_size)
 {
+	const uint64_t span[4] = { rec->access.ino, rec->access.first,
+				   rec->access.last, rec->access.end_ns };
+
 	add_seq_file(sb, rec, "access", 0, log_access_name(rec->access.type),
 		     file);
-	ADD_U64(sb, "ino", rec->access.ino);
-	ADD_U64(sb, "page", rec->access.first);
-	ADD_U64(sb, "pages", rec->access.last - rec->access.first + 1);
-	ADD_U64(sb, "page_size", page_size);
-	ADD_U64(sb, "t_ns", rec->t_ns);
-	ADD_U64(sb, "end_ns", rec->access.end_ns);
+	add_span(sb, rec, "page", "pages", span, page_size);
 	ADD_U64(sb, "pid", rec->access.pid);
 	ADD_U64(sb, "events", rec->access.events);
 	ADD_U64(sb, "late", rec->access.late);
@@ -121,18 +141,16 @@ static void log_json_access(struct strbuf *sb, const struct log_record *rec,
 static void log_json_folio(struct strbuf *sb, const struct log_record *rec,
 			   const char *file, uint32_t page_size)
 {
+	const uint64_t span[4] = { rec->folio.ino, rec->folio.first,
+				   rec->folio.last, rec->folio.end_ns };
+
 	strbuf_addlit(sb, "{\"seq\":");
 	strbuf_add_u64(sb, rec->seq);
 	ADD_U64(sb, "folios", rec->folio.folios);
 	ADD_U64(sb, "order", rec->folio.order);
 	strbuf_addlit(sb, ",\"file\":");
 	json_add_cstring(sb, file ? file : "");
-	ADD_U64(sb, "ino", rec->folio.ino);
-	ADD_U64(sb, "first_page", rec->folio.first);
-	ADD_U64(sb, "npages", rec->folio.last - rec->folio.first + 1);
-	ADD_U64(sb, "page_size", page_size);
-	ADD_U64(sb, "t_ns", rec->t_ns);
-	ADD_U64(sb, "end_ns", rec->folio.end_ns);
+	add_span(sb, rec, "first_page", "npages", span, page_size);
 	ADD_U64(sb, "pid", rec->folio.pid);
 	strbuf_addlit(sb, "}\n");
 }
