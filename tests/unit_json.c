@@ -403,6 +403,134 @@ Test(log_json, access_record)
 		"\"end_ns\":200,\"pid\":77,\"events\":1,\"late\":0}\n");
 }
 
+Test(log_json, folio_record)
+{
+	const struct log_record rec = {
+		.seq = 31,
+		.t_ns = 100,
+		.kind = LOG_FOLIO,
+		.folio = { .ino = 9,
+			   .first = 64,
+			   .last = 127,
+			   .end_ns = 200,
+			   .pid = 77,
+			   .order = 4,
+			   .folios = 4 },
+	};
+
+	log_json_record(&sb, &rec, "big.bin", 4096);
+	cr_assert_str_eq(
+		sb.data,
+		"{\"seq\":31,\"folios\":4,\"order\":4,\"file\":\"big.bin\","
+		"\"ino\":9,\"first_page\":64,\"npages\":64,\"page_size\":4096,"
+		"\"t_ns\":100,\"end_ns\":200,\"pid\":77}\n");
+}
+
+/* The numbers, as printf writes them, at their extremes and between. */
+Test(log_json, numbers_as_printf_writes_them)
+{
+	static const uint64_t u[] = { 0,
+				      1,
+				      9,
+				      10,
+				      99,
+				      100,
+				      4294967295u,
+				      4294967296ull,
+				      999999999999999999ull,
+				      10000000000000000000ull,
+				      UINT64_MAX };
+	static const int64_t i[] = {
+		0, -1, 1, -10, INT32_MIN, INT32_MAX, INT64_MIN, INT64_MAX
+	};
+	char want[64];
+	uint64_t x = 88172645463325252ull;
+	size_t k;
+
+	for (k = 0; k < sizeof(u) / sizeof(u[0]) + 1000; k++) {
+		uint64_t v = k < sizeof(u) / sizeof(u[0]) ? u[k] : x;
+
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		if (k % 3 == 0)
+			v >>= k % 64;
+		strbuf_reset(&sb);
+		strbuf_add_u64(&sb, v);
+		snprintf(want, sizeof(want), "%llu", (unsigned long long)v);
+		cr_assert_str_eq(sb.data, want);
+	}
+	for (k = 0; k < sizeof(i) / sizeof(i[0]); k++) {
+		strbuf_reset(&sb);
+		strbuf_add_i64(&sb, i[k]);
+		snprintf(want, sizeof(want), "%lld", (long long)i[k]);
+		cr_assert_str_eq(sb.data, want);
+	}
+}
+
+Test(log_json, read_record_extremes)
+{
+	struct log_record rec =
+		read_record(UINT64_MAX, UINT64_MAX - 8191, 4096);
+
+	rec.t_ns = UINT64_MAX;
+	rec.read.done_ns = UINT64_MAX;
+	rec.read.delay_ns = UINT64_MAX;
+	rec.read.pid = UINT32_MAX;
+	rec.read.err = INT32_MIN;
+	rec.read.unique = UINT64_MAX - 1;
+	rec.flags = LOG_FLAG_DIRECT;
+	rec.read.attr.cause = LOG_CAUSE_SYNC;
+	rec.read.attr.window = UINT32_MAX;
+	rec.read.attr.ra_start = UINT64_MAX;
+	rec.read.attr.ra_size = UINT32_MAX;
+	rec.read.attr.ra_async = UINT32_MAX;
+	rec.read.attr.ra_marker = LOG_NO_PAGE;
+	rec.read.attr.ra_pages = UINT32_MAX;
+	rec.read.attr.mmap_miss = UINT16_MAX;
+	rec.read.attr.trigger_page = UINT64_MAX - 1;
+	rec.read.attr.order = INT8_MAX;
+	rec.read.attr.alloc_order = -1;
+	rec.read.attr.flags = LOG_ATTR_LATE | LOG_ATTR_READ_TRIGGER;
+	log_json_record(&sb, &rec, "f", 4096);
+	cr_assert_str_eq(
+		sb.data,
+		"{\"seq\":18446744073709551615,\"file\":\"f\",\"ino\":5,"
+		"\"off\":18446744073709543424,\"len\":4096,"
+		"\"page\":4503599627370494,\"pages\":1,\"page_size\":4096,"
+		"\"t_ns\":18446744073709551615,"
+		"\"done_ns\":18446744073709551615,"
+		"\"delay_ns\":18446744073709551615,\"pid\":4294967295,"
+		"\"err\":-2147483648,\"direct\":true,"
+		"\"unique\":18446744073709551614,\"cause\":\"sync\","
+		"\"window\":4294967295,\"ra_start\":18446744073709551615,"
+		"\"ra_size\":4294967295,\"ra_async\":4294967295,"
+		"\"ra_marker\":null,\"ra_pages\":4294967295,"
+		"\"mmap_miss\":65535,\"trigger_page\":18446744073709551614,"
+		"\"order\":127,\"alloc_order\":null,\"late\":true,"
+		"\"by_read\":true}\n");
+}
+
+/* strbuf_addf() formats into the room there is, or grows and again. */
+Test(json, addf_grows_and_appends)
+{
+	char big[1000];
+	size_t k;
+
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	strbuf_reset(&sb);
+	for (k = 0; k < 50; k++)
+		strbuf_addf(&sb, "%zu:%s;", k, k % 7 ? "ab" : big);
+	cr_assert_not(sb.oom);
+	cr_assert_eq(sb.len, strlen(sb.data));
+	cr_assert_eq(sb.len, 10 + 2 * 40 + 50 * 2 + 42 * 2 + 8 * 999);
+	cr_assert(strncmp(sb.data, "0:xxx", 5) == 0);
+	cr_assert(strstr(sb.data, ";48:ab;49:xxx") != NULL);
+	strbuf_free(&sb);
+	strbuf_addf(&sb, "%s", "");
+	cr_assert_not_null(sb.data);
+	cr_assert_eq(sb.len, 0);
+}
+
 Test(log_json, cause_names)
 {
 	cr_assert_str_eq(log_cause_name(LOG_CAUSE_SYNC), "sync");

@@ -21,6 +21,16 @@ void json_add_string(struct strbuf *sb, const char *s, size_t len)
 	while (i < len) {
 		unsigned char c = p[i];
 
+		/* A run of printable ASCII that needs no escape: at once. */
+		for (n = i; n < len && p[n] >= 0x20 && p[n] < 0x7f &&
+			    !short_escape[p[n]];
+		     n++)
+			;
+		if (n > i) {
+			strbuf_add(sb, p + i, n - i);
+			i = n;
+			continue;
+		}
 		if (short_escape[c]) {
 			strbuf_addc(sb, '\\');
 			strbuf_addc(sb, short_escape[c]);

@@ -48,7 +48,7 @@ out_oom:
 	return -ENOMEM;
 }
 
-void strbuf_add(struct strbuf *sb, const void *data, size_t len)
+void strbuf_add_slow(struct strbuf *sb, const void *data, size_t len)
 {
 	if (strbuf_reserve(sb, len))
 		return;
@@ -67,18 +67,59 @@ void strbuf_adds(struct strbuf *sb, const char *s)
 	strbuf_add(sb, s, strlen(s));
 }
 
+/*
+ * Formats once into the room the buffer has; only text longer than that
+ * is formatted a second time, after the buffer grew.
+ */
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
 {
+	size_t room = sb->cap > sb->len ? sb->cap - sb->len : 0;
 	va_list copy;
 	int n;
 
-	va_copy(copy, ap);
-	n = vsnprintf(NULL, 0, fmt, copy);
-	va_end(copy);
-	if (n < 0 || strbuf_reserve(sb, (size_t)n))
+	if (sb->oom)
 		return;
+	va_copy(copy, ap);
+	n = vsnprintf(room ? sb->data + sb->len : NULL, room, fmt, copy);
+	va_end(copy);
+	if (n < 0) {
+		if (room)
+			sb->data[sb->len] = '\0';
+		return;
+	}
+	if ((size_t)n < room) {
+		sb->len += (size_t)n;
+		return;
+	}
+	if (strbuf_reserve(sb, (size_t)n)) {
+		if (room)
+			sb->data[sb->len] = '\0';
+		return;
+	}
 	vsnprintf(sb->data + sb->len, (size_t)n + 1, fmt, ap);
 	sb->len += (size_t)n;
+}
+
+void strbuf_add_u64(struct strbuf *sb, uint64_t v)
+{
+	char digits[20];
+	size_t n = sizeof(digits);
+
+	do {
+		digits[--n] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	strbuf_add(sb, digits + n, sizeof(digits) - n);
+}
+
+void strbuf_add_i64(struct strbuf *sb, int64_t v)
+{
+	if (v < 0) {
+		strbuf_addc(sb, '-');
+		strbuf_add_u64(sb, -(uint64_t)v);
+		return;
+	}
+	strbuf_add_u64(sb, (uint64_t)v);
 }
 
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...)

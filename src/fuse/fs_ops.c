@@ -421,7 +421,7 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
 	struct testfs *t = fs_of(req);
-	uint64_t arrived = clock_now_ns(), len = 0;
+	uint64_t arrived, len = 0;
 	struct node *n = fileset_get(&t->files, ino);
 	struct rule_verdict v = { 0, 0, -1, -1, false, 0 };
 	struct delayed_reply dr;
@@ -439,13 +439,16 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	if (size > pagecache_read_max())
 		size = pagecache_read_max();
 	claimed = claim.taken && claim.ino == ino && claim.off == (uint64_t)off;
+	/* A claimed read arrived when its request was taken: its clock
+	 * was read then, and is not read again here. */
 	if (claimed) {
 		arrived = claim.arrived;
 		v = claim.v;
-	} else if (atomic_load_explicit(&t->slow_active,
-					memory_order_relaxed)) {
-		rules_decide(t->rules, n->path, (uint64_t)off, size, arrived,
-			     &v);
+	} else {
+		arrived = clock_now_ns();
+		if (atomic_load_explicit(&t->slow_active, memory_order_relaxed))
+			rules_decide(t->rules, n->path, (uint64_t)off, size,
+				     arrived, &v);
 	}
 	/* A held or delayed reply outlives this call: a buffer of its own. */
 	queued = v.delay_ns || v.hold;

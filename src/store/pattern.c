@@ -194,17 +194,19 @@ static size_t put_decimal(char *dst, uint64_t v)
 /*
  * "testfs page N file NAME", padded with spaces, cut to leave room for
  * the final newline. The page number and " file " always fit (at most
- * 38 bytes); the name takes what is left.
+ * 38 bytes); the name takes what is left. Written straight into @dst:
+ * built on the stack and copied, the header's bytes were read back as
+ * vectors before their byte-wise stores had landed, a stall on every
+ * page.
  */
 static void stamp_header(const struct pattern_source *src, uint64_t page,
 			 unsigned char *dst)
 {
 	static const char page_text[] = "testfs page ";
 	static const char file_text[] = " file ";
-	char hdr[TESTFS_STAMP_HEADER];
+	char *hdr = (char *)dst;
 	size_t n = sizeof(page_text) - 1, name_len = src->name_len;
 
-	memset(hdr, ' ', sizeof(hdr));
 	memcpy(hdr, page_text, n);
 	n += put_decimal(hdr + n, page);
 	memcpy(hdr + n, file_text, sizeof(file_text) - 1);
@@ -212,8 +214,9 @@ static void stamp_header(const struct pattern_source *src, uint64_t page,
 	if (name_len > TESTFS_STAMP_HEADER - 1 - n)
 		name_len = TESTFS_STAMP_HEADER - 1 - n;
 	memcpy(hdr + n, src->name, name_len);
+	n += name_len;
+	memset(hdr + n, ' ', TESTFS_STAMP_HEADER - 1 - n);
 	hdr[TESTFS_STAMP_HEADER - 1] = '\n';
-	memcpy(dst, hdr, TESTFS_STAMP_HEADER);
 }
 
 /* One whole aligned page (stamp) or 4096-byte unit (random) at @dst. */

@@ -387,7 +387,12 @@ int trace_decode(const struct trace_decoder *d, const void *data, size_t len,
 		return -EINVAL;
 	/* The type first: a record of any other event is not parsed. */
 	type = get_u(p + d->type_offset, d->type_size, false);
-	for (i = 0; i < d->n; i++) {
+	/*
+	 * From the last added: mm_filemap_add_to_page_cache, the tracer's
+	 * last kind, is one event per folio read in, most of them all.
+	 * Every ID is there once (trace_decoder_add()).
+	 */
+	for (i = d->n; i-- > 0;) {
 		if (d->layout[i].id == type) {
 			l = &d->layout[i];
 			break;
