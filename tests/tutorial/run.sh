@@ -264,8 +264,9 @@ attempt() {
 		echo "cd '$work'"
 		sed "s#/mnt/t#$mnt#g" "$d/cmds"
 	} >"$d/script"
-	timeout -k 5 "$(cat "$d/limit" 2>/dev/null || echo "$limit")" \
-		bash "$d/script" >"$d/out" 2>&1 &
+	local this_limit
+	this_limit=$(cat "$d/limit" 2>/dev/null || echo "$limit")
+	timeout -k 5 "$this_limit" bash "$d/script" >"$d/out" 2>&1 &
 	child=$!
 	wait "$child"
 	status=$?
@@ -277,7 +278,7 @@ attempt() {
 		fusermount3 -u "$mnt" 2>/dev/null || umount -l "$mnt"
 	fi
 	if [ $status -ne 0 ]; then
-		echo "FAIL: experiment '$name': its commands failed (status $status$([ $status = 124 ] && echo ", time limit ${limit}s")); output:"
+		echo "FAIL: experiment '$name': its commands failed (status $status$([ $status = 124 ] && echo ", time limit ${this_limit}s")); output:"
 		sed 's/^/    /' "$d/out"
 		return 1
 	fi
