@@ -11,6 +11,10 @@
                                      up, the matrix over it with two (or
                                      more) kernels at once against a
                                      local run, down
+  lava_jobs.py compare A.json B.json two runs' --json (a --lava one and a
+                                     local one) equal but for what differs
+                                     between runs (times, clock-dependent
+                                     counts: untimed()); exit 1 if not
 
 The kernels of `cli` and `schema` are hand-made bzImage headers (nothing
 boots); `local` uses $TESTFS_LAVA_KERNELS (SPECs separated by spaces, default
@@ -646,6 +650,13 @@ def main():
         schema(sys.argv[2])
     elif mode == 'local':
         local(sys.argv[2], sys.argv[3])
+    elif mode == 'compare':
+        docs = []
+        for name in sys.argv[2:4]:
+            with open(name) as f:
+                docs.append(untimed(json.load(f)))
+        check(docs[0] == docs[1], f'{sys.argv[2]} equals {sys.argv[3]} '
+              'but for times:\n' + '\n'.join(differences(*docs)))
     if FAILS:
         print(f'{len(FAILS)} checks failed')
         return 1
