@@ -657,6 +657,11 @@ def main():
                 docs.append(untimed(json.load(f)))
         check(docs[0] == docs[1], f'{sys.argv[2]} equals {sys.argv[3]} '
               'but for times:\n' + '\n'.join(differences(*docs)))
+    return verdict()
+
+
+def verdict():
+    """The exit status of a test made of check()s."""
     if FAILS:
         print(f'{len(FAILS)} checks failed')
         return 1

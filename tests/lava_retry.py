@@ -25,7 +25,7 @@ import os
 import sys
 import tempfile
 
-from lava_jobs import FAILS, check, fake_kernel, run
+from lava_jobs import check, fake_kernel, run, verdict
 
 FAKE = r'''#!PYTHON
 import json, os, sys
@@ -182,10 +182,7 @@ def main():
               PANIC in r['reason'] and f'{URL}1' in r['reason'] and
               'no device of the tag' in r['reason'],
               f'a second job LAVA rejects: {calls} {r and r["reason"]}')
-    if FAILS:
-        print(f'{len(FAILS)} checks failed')
-        return 1
-    return 0
+    return verdict()
 
 
 if __name__ == '__main__':
