@@ -507,7 +507,7 @@ def live_bad_input(matrix, env, tmp, kernel, cmd):
 
 
 def proc_table():
-    """Every process: pid -> (ppid, session, start time)."""
+    """Every process: pid -> (ppid, session, start time, state, name)."""
     t = {}
     for p in os.listdir('/proc'):
         if not p.isdigit():
@@ -518,14 +518,15 @@ def proc_table():
         except OSError:
             continue
         f = stat[stat.rindex(')') + 2:].split()
-        t[int(p)] = (int(f[1]), int(f[3]), f[19])
+        name = stat[stat.index('(') + 1:stat.rindex(')')]
+        t[int(p)] = (int(f[1]), int(f[3]), f[19], f[0], name)
     return t
 
 
 def instance_procs(d):
     """The processes of the instance in folder @d: the sessions of its pid
     files (server, scheduler, worker), PostgreSQL's postmaster, and all
-    their descendants (lava-run, QEMU): pid -> start time."""
+    their descendants (lava-run, QEMU): pid -> (start time, name)."""
     t = proc_table()
     roots, mine = set(), set()
     for name in ('server.pid', 'scheduler.pid', 'worker.pid',
@@ -535,13 +536,13 @@ def instance_procs(d):
                 roots.add(int(f.readline()))
         except (OSError, ValueError):
             pass
-    mine = {p for p, (_, sid, _) in t.items() if sid in roots or p in roots}
+    mine = {p for p, v in t.items() if v[1] in roots or p in roots}
     more = True
     while more:
-        kids = {p for p, (pp, _, _) in t.items() if pp in mine} - mine
+        kids = {p for p, v in t.items() if v[0] in mine} - mine
         mine |= kids
         more = bool(kids)
-    return {p: t[p][2] for p in mine}
+    return {p: (t[p][2], t[p][4]) for p in mine}
 
 
 def down(script):
@@ -553,7 +554,9 @@ def down(script):
     before = instance_procs(d)
     rc, out, err = run(['bash', script, 'down'], timeout=300)
     now = proc_table()
-    left = sorted(p for p, st in before.items() if p in now and now[p][2] == st)
+    # (a zombie has ended: only its parent, or init, has not reaped it yet)
+    left = sorted(f'{p} {name}' for p, (st, name) in before.items()
+                  if p in now and now[p][2] == st and now[p][3] != 'Z')
     with open('/proc/mounts') as f:
         mounts = [l.split()[1] for l in f if l.split()[1].startswith(d + '/')]
     check(rc == 0 and not left and not mounts and not os.path.exists(d),
