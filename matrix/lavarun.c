@@ -400,6 +400,9 @@ static bool submit_again(const struct server *s, struct run *r,
 		 "the kernel panicked before the command finished: %s (%s); "
 		 "submitting the job again: %s",
 		 why, f->first, rejected);
+	/* (no end line for a run without a job: this is its line) */
+	printf("[%s] %s\n", r->k.spec, r->reason);
+	fflush(stdout);
 	return false;
 }
 

@@ -180,7 +180,8 @@ def main():
         rc, out, err, r, calls, k = lava_run(matrix, tmp, [panic, no])
         check(submits(calls) == 2 and rc == 1 and r is not None and
               PANIC in r['reason'] and f'{URL}1' in r['reason'] and
-              'no device of the tag' in r['reason'],
+              'no device of the tag' in r['reason'] and
+              'no device of the tag' in out,
               f'a second job LAVA rejects: {calls} {r and r["reason"]}')
     return verdict()
 
