@@ -395,6 +395,14 @@ void capture_panic_why(const struct capture *c, char *out, size_t len)
 	snprintf(out, len, "%.*s", (int)(n < 200 ? n : 200), p);
 }
 
+bool capture_boot_again(const struct capture *c, char *why, size_t len)
+{
+	if (c->done || c->timed_out || !capture_panicked(c))
+		return false;
+	capture_panic_why(c, why, len);
+	return true;
+}
+
 void capture_free(struct capture *c)
 {
 	size_t i;

@@ -70,6 +70,15 @@ bool capture_panicked(const struct capture *c);
  * ("" if none). */
 void capture_panic_why(const struct capture *c, char *out, size_t len);
 
+/*
+ * Whether the guest is worth booting once more: its kernel panicked or
+ * oopsed before the command finished, and it did not run to its time
+ * limit (a hang already cost that). The panic line into @why then, as
+ * capture_panic_why(). A local run boots it again (matrix/guest.c), a
+ * --lava run submits its job again (matrix/lavarun.c).
+ */
+bool capture_boot_again(const struct capture *c, char *why, size_t len);
+
 void capture_free(struct capture *c);
 
 /* Decodes base64 @in into @out (room for 3 * len / 4 + 3); the bytes. */

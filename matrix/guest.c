@@ -426,9 +426,8 @@ static void run_guest(struct matrix *m, struct run *r)
 		 * in boot, and 6.1 and 6.12 guests to lock up now and then:
 		 * init.sh makes a lockup panic); a hang past the time limit
 		 * is not: it already cost the time limit. */
-		if (c.done || c.timed_out || !capture_panicked(&c) || attempt)
+		if (attempt || !capture_boot_again(&c, why, sizeof(why)))
 			break;
-		capture_panic_why(&c, why, sizeof(why));
 		printf("[%s] the kernel panicked (%s); booting it again\n",
 		       r->k.spec, why);
 		capture_free(&c);

@@ -8,7 +8,9 @@
  * user part, else $TESTFS_LAVA_USER) go into a private lavacli
  * configuration in the scratch folder, never on a command line. Every
  * lavacli call has a time limit; a job that stays queued past --timeout
- * or runs past its own timeout is canceled.
+ * or runs past its own timeout is canceled. A job whose guest's kernel
+ * panicked is submitted once more, as a local run boots such a guest
+ * once more (matrix/guest.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -251,8 +253,10 @@ struct follow {
 	double since; /* when it entered its phase */
 	double t0;    /* submitted */
 	double start; /* running */
+	double ran;   /* the time its ended jobs ran */
 	char health[32];
 	char *comment;
+	char first[4400]; /* the URL of its first job, once submitted again */
 };
 
 static void job_fail(struct run *r, const char *fmt, const char *what,
@@ -372,16 +376,68 @@ static char *log_error(const char *log)
 	return last ? strndup(last, strcspn(last, "\"\n")) : NULL;
 }
 
-/* The job's log into the run, decoded like a console. */
-static void collect(struct matrix *m, const struct server *s, struct run *r,
-		    const struct lava_job *j, struct follow *f)
+/*
+ * A job whose guest's kernel panicked (@why its panic line), submitted
+ * once more: true when it was. A job LAVA rejects then makes the run a
+ * failed one, the first job's panic in its reason.
+ */
+static bool submit_again(const struct server *s, struct run *r,
+			 struct lava_job *j, struct follow *f, const char *why)
+{
+	char rejected[sizeof(r->reason)];
+
+	snprintf(f->first, sizeof(f->first), "%s", j->url);
+	printf("[%s] the kernel panicked (%s); submitting the job again: %s\n",
+	       r->k.spec, why, j->url);
+	fflush(stdout);
+	j->id = 0;
+	j->url[0] = '\0';
+	submit(s, r, j);
+	if (j->id > 0)
+		return true;
+	snprintf(rejected, sizeof(rejected), "%s", r->reason);
+	snprintf(r->reason, sizeof(r->reason),
+		 "the kernel panicked before the command finished: %s (%s); "
+		 "submitting the job again: %s",
+		 why, f->first, rejected);
+	/* (no end line for a run without a job: this is its line) */
+	printf("[%s] %s\n", r->k.spec, r->reason);
+	fflush(stdout);
+	return false;
+}
+
+/*
+ * The run whose second job too ended without a Complete (@what: LAVA's
+ * health and message) as its guest's kernel panicked: the reason a local
+ * run gives it, then LAVA's words and both jobs' URLs.
+ */
+static void fail_panicked(struct matrix *m, struct run *r,
+			  const struct capture *c, const char *what,
+			  const struct lava_job *j, const struct follow *f)
+{
+	size_t l;
+
+	run_collect(m, r, c);
+	l = strlen(r->reason);
+	snprintf(r->reason + l, sizeof(r->reason) - l,
+		 " (the second LAVA job ended %s; jobs %s and %s)", what,
+		 f->first, j->url);
+}
+
+/*
+ * The job's log into the run, decoded like a console. True when the job
+ * was submitted again (its guest's kernel panicked, the first time).
+ */
+static bool collect(struct matrix *m, const struct server *s, struct run *r,
+		    struct lava_job *j, struct follow *f)
 {
 	char id[32], path[320];
 	const char *args[] = { "jobs", "logs", id, "--raw", NULL };
 	struct capture c;
 	size_t len = 0, clen = 0;
 	char *text, *console = NULL, *log = NULL;
-	bool ok;
+	char why[256];
+	bool ok, again = false;
 	FILE *in;
 
 	snprintf(id, sizeof(id), "%ld", j->id);
@@ -416,9 +472,20 @@ static void collect(struct matrix *m, const struct server *s, struct run *r,
 
 		snprintf(what, sizeof(what), "%s%s%s", f->health,
 			 f->comment ? ": " : "", f->comment ? f->comment : "");
-		job_fail(r, "the LAVA job ended %s", what, j);
-		free(r->console_tail);
-		r->console_tail = capture_tail(&c, 40);
+		/* A job LAVA ended at its time limit is a guest killed at
+		 * the time limit: not booted again. */
+		c.timed_out = f->comment && strstr(f->comment, "timed out");
+		if (strcmp(f->health, "Canceled") == 0 ||
+		    !capture_boot_again(&c, why, sizeof(why))) {
+			job_fail(r, "the LAVA job ended %s", what, j);
+			free(r->console_tail);
+			r->console_tail = capture_tail(&c, 40);
+		} else if (f->first[0]) {
+			fail_panicked(m, r, &c, what, j, f);
+		} else if (!(again = submit_again(s, r, j, f, why))) {
+			free(r->console_tail);
+			r->console_tail = capture_tail(&c, 40);
+		}
 	} else {
 		run_collect(m, r, &c);
 		if (r->status == RUN_FAILED) {
@@ -430,6 +497,7 @@ static void collect(struct matrix *m, const struct server *s, struct run *r,
 	}
 	capture_free(&c);
 	free(text);
+	return again;
 }
 
 /* Follows every submitted job to its end (or cancels it). */
@@ -456,12 +524,24 @@ static void follow_all(struct matrix *m, const struct server *s,
 			if (jobs[i].id <= 0 || f[i].phase == P_DONE)
 				continue;
 			if (poll_job(s, &runs[i], &jobs[i], &f[i])) {
-				collect(m, s, &runs[i], &jobs[i], &f[i]);
-				/* Its time running; 0 if it never ran. */
-				runs[i].seconds = f[i].start > 0
-							  ? now_s() - f[i].start
-							  : 0;
-				left--;
+				bool again = collect(m, s, &runs[i], &jobs[i],
+						     &f[i]);
+
+				/* Its jobs' time running; 0 if none ran. */
+				f[i].ran += f[i].start > 0
+						    ? now_s() - f[i].start
+						    : 0;
+				runs[i].seconds = f[i].ran;
+				if (again) {
+					free(f[i].comment);
+					f[i].comment = NULL;
+					f[i].health[0] = '\0';
+					f[i].phase = P_QUEUED;
+					f[i].t0 = f[i].since = now_s();
+					f[i].start = 0;
+				} else {
+					left--;
+				}
 				continue;
 			}
 			if ((f[i].phase != P_RUNNING &&

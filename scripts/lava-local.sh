@@ -13,14 +13,20 @@
 #
 # Environment: TESTFS_LAVA_DIR (default /tmp/testfs-lava), TESTFS_LAVA_PORT
 # (the server, 8090), TESTFS_LAVA_PGPORT (PostgreSQL, 55432),
-# TESTFS_LAVA_DEVICES (the qemu devices, 2). As root (the worker runs
-# QEMU, the packages are installed when missing).
+# TESTFS_LAVA_DEVICES (the qemu devices, 2), TESTFS_LAVA_PING (seconds
+# between two of the worker's calls to the server, 2). As root (the
+# worker runs QEMU, the packages are installed when missing).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 dir=${TESTFS_LAVA_DIR:-/tmp/testfs-lava}
 port=${TESTFS_LAVA_PORT:-8090}
 pgport=${TESTFS_LAVA_PGPORT:-55432}
 ndev=${TESTFS_LAVA_DEVICES:-2}
+# The worker learns of a job to start, and the server of a job that ended,
+# at the worker's next call: lava-worker's default of 20 s made a 20 s job
+# take 40 s when it ended just after a call. (Without lava-publisher, as
+# here, nothing wakes the worker sooner.)
+ping=${TESTFS_LAVA_PING:-2}
 pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 url=http://127.0.0.1:$port
 user=admin
@@ -218,7 +224,7 @@ up() {
 	local wtoken
 	wtoken=$(cat "$dir/worker.token")
 	start worker lava-worker --name worker1 --url "$url/" \
-		--worker-dir "$dir/worker" --level INFO \
+		--worker-dir "$dir/worker" --level INFO --ping-interval "$ping" \
 		${wtoken:+--token "$wtoken"}
 	# The worker is online when the server says so.
 	wait_for "curl -sf $url/api/v0.2/workers/worker1/ | grep -q '\"state\": *\"Online\"'" 180 ||

@@ -11,6 +11,10 @@
                                      up, the matrix over it with two (or
                                      more) kernels at once against a
                                      local run, down
+  lava_jobs.py compare A.json B.json two runs' --json (a --lava one and a
+                                     local one) equal but for what differs
+                                     between runs (times, clock-dependent
+                                     counts: untimed()); exit 1 if not
 
 The kernels of `cli` and `schema` are hand-made bzImage headers (nothing
 boots); `local` uses $TESTFS_LAVA_KERNELS (SPECs separated by spaces, default
@@ -503,7 +507,7 @@ def live_bad_input(matrix, env, tmp, kernel, cmd):
 
 
 def proc_table():
-    """Every process: pid -> (ppid, session, start time)."""
+    """Every process: pid -> (ppid, session, start time, state, name)."""
     t = {}
     for p in os.listdir('/proc'):
         if not p.isdigit():
@@ -514,14 +518,15 @@ def proc_table():
         except OSError:
             continue
         f = stat[stat.rindex(')') + 2:].split()
-        t[int(p)] = (int(f[1]), int(f[3]), f[19])
+        name = stat[stat.index('(') + 1:stat.rindex(')')]
+        t[int(p)] = (int(f[1]), int(f[3]), f[19], f[0], name)
     return t
 
 
 def instance_procs(d):
     """The processes of the instance in folder @d: the sessions of its pid
     files (server, scheduler, worker), PostgreSQL's postmaster, and all
-    their descendants (lava-run, QEMU): pid -> start time."""
+    their descendants (lava-run, QEMU): pid -> (start time, name)."""
     t = proc_table()
     roots, mine = set(), set()
     for name in ('server.pid', 'scheduler.pid', 'worker.pid',
@@ -531,13 +536,13 @@ def instance_procs(d):
                 roots.add(int(f.readline()))
         except (OSError, ValueError):
             pass
-    mine = {p for p, (_, sid, _) in t.items() if sid in roots or p in roots}
+    mine = {p for p, v in t.items() if v[1] in roots or p in roots}
     more = True
     while more:
-        kids = {p for p, (pp, _, _) in t.items() if pp in mine} - mine
+        kids = {p for p, v in t.items() if v[0] in mine} - mine
         mine |= kids
         more = bool(kids)
-    return {p: t[p][2] for p in mine}
+    return {p: (t[p][2], t[p][4]) for p in mine}
 
 
 def down(script):
@@ -549,7 +554,9 @@ def down(script):
     before = instance_procs(d)
     rc, out, err = run(['bash', script, 'down'], timeout=300)
     now = proc_table()
-    left = sorted(p for p, st in before.items() if p in now and now[p][2] == st)
+    # (a zombie has ended: only its parent, or init, has not reaped it yet)
+    left = sorted(f'{p} {name}' for p, (st, name) in before.items()
+                  if p in now and now[p][2] == st and now[p][3] != 'Z')
     with open('/proc/mounts') as f:
         mounts = [l.split()[1] for l in f if l.split()[1].startswith(d + '/')]
     check(rc == 0 and not left and not mounts and not os.path.exists(d),
@@ -646,6 +653,18 @@ def main():
         schema(sys.argv[2])
     elif mode == 'local':
         local(sys.argv[2], sys.argv[3])
+    elif mode == 'compare':
+        docs = []
+        for name in sys.argv[2:4]:
+            with open(name) as f:
+                docs.append(untimed(json.load(f)))
+        check(docs[0] == docs[1], f'{sys.argv[2]} equals {sys.argv[3]} '
+              'but for times:\n' + '\n'.join(differences(*docs)))
+    return verdict()
+
+
+def verdict():
+    """The exit status of a test made of check()s."""
     if FAILS:
         print(f'{len(FAILS)} checks failed')
         return 1
