@@ -77,22 +77,21 @@ static void add_attr(struct strbuf *sb, const struct log_attr *a)
 		strbuf_addlit(sb, ",\"by_read\":true");
 }
 
-/* {"seq":N then ,"file":"NAME" (an empty name without one). */
+/*
+ * {"seq":N, then ,"KIND":"TEXT" when @kind is given, then ,"file":"NAME"
+ * (an empty name without one).
+ */
 static void add_seq_file(struct strbuf *sb, const struct log_record *rec,
-			 const char *kind, uint64_t kind_value,
-			 const char *kind_text, const char *file)
+			 const char *kind, const char *kind_text,
+			 const char *file)
 {
 	strbuf_addlit(sb, "{\"seq\":");
 	strbuf_add_u64(sb, rec->seq);
 	if (kind) {
 		add_key(sb, kind);
-		if (kind_text) {
-			strbuf_addc(sb, '"');
-			strbuf_adds(sb, kind_text);
-			strbuf_addc(sb, '"');
-		} else {
-			strbuf_add_u64(sb, kind_value);
-		}
+		strbuf_addc(sb, '"');
+		strbuf_adds(sb, kind_text);
+		strbuf_addc(sb, '"');
 	}
 	strbuf_addlit(sb, ",\"file\":");
 	json_add_cstring(sb, file ? file : "");
@@ -124,7 +123,7 @@ static void log_json_access(struct strbuf *sb, const struct log_record *rec,
 	const uint64_t span[4] = { rec->access.ino, rec->access.first,
 				   rec->access.last, rec->access.end_ns };
 
-	add_seq_file(sb, rec, "access", 0, log_access_name(rec->access.type),
+	add_seq_file(sb, rec, "access", log_access_name(rec->access.type),
 		     file);
 	add_span(sb, rec, "page", "pages", span, page_size);
 	ADD_U64(sb, "pid", rec->access.pid);
@@ -180,7 +179,7 @@ void log_json_record(struct strbuf *sb, const struct log_record *rec,
 	}
 	first = rec->read.off / page_size;
 	end = (rec->read.off + rec->read.len + page_size - 1) / page_size;
-	add_seq_file(sb, rec, NULL, 0, NULL, file);
+	add_seq_file(sb, rec, NULL, NULL, file);
 	ADD_U64(sb, "ino", rec->read.ino);
 	ADD_U64(sb, "off", rec->read.off);
 	ADD_U64(sb, "len", rec->read.len);
