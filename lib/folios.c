@@ -2,7 +2,11 @@
 /*
  * Folio orders (include/testfs/folios.h): the LOG_FOLIO records the
  * daemon writes from filemap:mm_filemap_add_to_page_cache, counted per
- * order, and the check built on them.
+ * order, and the check built on them. By default the daemon records only
+ * folios of order > 0 (LOG_BIN_FOLIOS_LARGE; --trace-folios: all): every
+ * page a read fetched (answered without error, not O_DIRECT) entered the
+ * page cache in a folio just before, so the fetched pages no large folio
+ * holds came in order-0 folios, one page each.
  */
 #include "lib_i.h"
 #include "strbuf.h"
@@ -45,9 +49,27 @@ const char *testfs_log_folio_orders_why(const struct testfs_log *log)
 	return log->folios_why ? log->folios_why : "no log";
 }
 
+/* Pages of @name (every file: NULL) the log's reads fetched. */
+static uint64_t fetched_pages(const struct testfs_log *log, const char *name)
+{
+	uint64_t pages = 0;
+	size_t i;
+
+	for (i = 0; i < log->count; i++) {
+		const struct testfs_record *r = &log->recs[i];
+
+		if (r->kind != TESTFS_RECORD_READ || r->err || r->direct ||
+		    (name && (!r->file || strcmp(r->file, name) != 0)))
+			continue;
+		pages += r->pages;
+	}
+	return pages;
+}
+
 int testfs_log_folio_orders(const struct testfs_log *log, const char *name,
 			    struct testfs_folio_orders *out)
 {
+	uint64_t fetched;
 	size_t i;
 	unsigned k;
 
@@ -71,6 +93,18 @@ int testfs_log_folio_orders(const struct testfs_log *log, const char *name,
 		out->total_pages += f->last - f->first + 1;
 		if ((int)f->order > out->max_order)
 			out->max_order = (int)f->order;
+	}
+	if (log->folios_large_only) {
+		fetched = fetched_pages(log, name);
+		if (fetched > out->total_pages) {
+			fetched -= out->total_pages;
+			out->folios[0] += fetched;
+			out->pages[0] += fetched;
+			out->total_folios += fetched;
+			out->total_pages += fetched;
+			if (out->max_order < 0)
+				out->max_order = 0;
+		}
 	}
 	for (k = 0; k < TESTFS_FOLIO_ORDERS; k++)
 		if (out->pages[k] &&

@@ -99,6 +99,9 @@ struct testfs_log {
 	size_t *window_by_id;
 	/* Folios added to the page cache (LOG_FOLIO), in log order. */
 	bool folios_traced;
+	/* ... only those of order > 0 (LOG_BIN_FOLIOS_LARGE): the other
+	 * fetched pages came in order-0 folios (lib/folios.c). */
+	bool folios_large_only;
 	struct lib_folio *folios;
 	size_t nfolios;
 	size_t folios_cap;

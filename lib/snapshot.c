@@ -377,6 +377,8 @@ int testfs_log_snapshot(struct testfs_mount *fs, struct testfs_log **out)
 	log->no_causes = log->traced && (hdr.flags & LOG_BIN_NO_CAUSES) != 0;
 	log->folios_traced =
 		log->traced && (hdr.flags & LOG_BIN_TRACE_FOLIOS) != 0;
+	log->folios_large_only =
+		log->folios_traced && (hdr.flags & LOG_BIN_FOLIOS_LARGE) != 0;
 	if (!log->traced) {
 		log->trace_why = lib_trace_why(&trace);
 		if (!log->trace_why) {

@@ -214,6 +214,10 @@ struct log_bin_header {
 /* Read records carry the kernel's unique (read.unique) and come in its
  * increasing order. Older daemons leave the field 0 and the flag off. */
 #define LOG_BIN_UNIQUE 0x10
+/* LOG_BIN_TRACE_FOLIOS only for folios of order > 0 (the default; without
+ * this flag every folio, as --trace-folios asks): a fetched page no folio
+ * record covers entered the page cache in an order-0 folio. */
+#define LOG_BIN_FOLIOS_LARGE 0x20
 
 _Static_assert(sizeof(struct log_bin_header) == 64, "64-byte header");
 

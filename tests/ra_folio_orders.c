@@ -16,7 +16,8 @@ TestSuite(folio_orders, .fini = ra_stop, .timeout = 120);
 #define MIXED "mixed.bin" /* a pattern and an access order not chosen */
 #define MIXED_PAGES (uint64_t)((16u << 20) / ra_page_size()) /* 16 MiB */
 
-static void start(int trace)
+/* @extra: more daemon arguments (NULL: none). */
+static void start_with(int trace, const char *const *extra)
 {
 	static const char *const files[] = { FOLIOS ":4M", "other.bin:1M",
 					     MIXED ":16M:random:20261202",
@@ -27,8 +28,14 @@ static void start(int trace)
 	cfg.files = files;
 	cfg.ra_kb = ra_kb_of(32);
 	cfg.trace = trace;
+	cfg.extra_args = extra;
 	testfs_assert_ok(testfs_start(&cfg, &fs));
 	testfs_assert_ok(testfs_cold(fs, FOLIOS));
+}
+
+static void start(int trace)
+{
+	start_with(trace, NULL);
 }
 
 /* Reads @name whole with read(2) and verifies every byte. */
@@ -99,6 +106,98 @@ Test(folio_orders, every_page_in_a_folio_of_order_0)
 			   "%s", why);
 	free(why);
 	testfs_log_free(log);
+}
+
+/* The whole of control file @name of the mount (free() it). */
+static char *read_control(const char *name)
+{
+	size_t cap = 1 << 20, len = 0;
+	char *buf = malloc(cap);
+	int fd = testfs_open(fs, name, O_RDONLY);
+	ssize_t n;
+
+	cr_assert(buf && fd >= 0, "%s", name);
+	while ((n = read(fd, buf + len, cap - 1 - len)) > 0)
+		len += (size_t)n;
+	close(fd);
+	cr_assert(n == 0 && len < cap - 1, "%s unread or too long", name);
+	buf[len] = '\0';
+	return buf;
+}
+
+/* The tracer's event count from .testfs/stats ("trace":{..."events":N). */
+static uint64_t trace_events(void)
+{
+	char *stats = read_control(".testfs/stats");
+	const char *p = strstr(stats, "\"trace\":{\"on\":true,\"events\":");
+	uint64_t n;
+
+	cr_assert_not_null(p, "no trace events in the stats: %.300s", stats);
+	n = strtoull(strchr(p, ':') + 1 + strlen("{\"on\":true,\"events\":"),
+		     NULL, 10);
+	free(stats);
+	return n;
+}
+
+/*
+ * The default records large folios only: the kernel's filter drops the
+ * order-0 ones, and the library counts the pages the reads fetched that no
+ * large folio holds as order 0. --trace-folios records every folio. Both
+ * give the same orders; only the all-folios one pays an event per order-0
+ * folio (on a kernel whose FUSE allocates order-0 folios: one per page).
+ */
+Test(folio_orders, large_folios_by_default_every_folio_when_asked)
+{
+	static const char *const every[] = { "--trace-folios", NULL };
+	struct testfs_folio_orders o[2];
+	uint64_t events[2];
+	struct testfs_log *log = NULL;
+	char *config;
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		start_with(1, k ? every : NULL);
+		config = read_control(".testfs/config");
+		cr_assert_not_null(strstr(config, k ? "\"folios\":\"all\""
+						    : "\"folios\":\"large\""),
+				   "%s: %.400s",
+				   k ? "--trace-folios" : "default",
+				   strstr(config, "\"trace\"")
+					   ? strstr(config, "\"trace\"")
+					   : config);
+		cr_assert_eq(!!strstr(config, "order > 0"), !k, "%s",
+			     strstr(config, "filter"));
+		free(config);
+		read_whole(FOLIOS, FILE_PAGES);
+		testfs_assert_ok(testfs_log_snapshot(fs, &log));
+		testfs_assert_traced(log);
+		testfs_assert_ok(testfs_log_folio_orders(log, FOLIOS, &o[k]));
+		testfs_log_free(log);
+		log = NULL;
+		events[k] = trace_events();
+		ra_stop();
+		/* Each page once, or again after DAMON reclaim evicted it. */
+		cr_assert_geq(o[k].total_pages, FILE_PAGES);
+	}
+	cr_log_info("orders: max %d / %d, order-0 pages %llu / %llu; "
+		    "events %llu (large folios) / %llu (every folio)",
+		    o[0].max_order, o[1].max_order,
+		    (unsigned long long)o[0].pages[0],
+		    (unsigned long long)o[1].pages[0],
+		    (unsigned long long)events[0],
+		    (unsigned long long)events[1]);
+	cr_assert_eq(o[0].max_order, o[1].max_order);
+	if (o[1].max_order != 0)
+		return; /* large folios: fewer events than pages either way */
+	/* Every page an order-0 folio, counted from the reads or recorded. */
+	cr_assert_eq(o[0].pages[0], o[0].total_pages);
+	cr_assert_eq(o[1].pages[0], o[1].total_pages);
+	/* One event per page with --trace-folios; without, a few per window
+	 * of 8 pages (read_ahead_kb 32): async_ra, ra_order, ra_unbounded. */
+	cr_assert_geq(events[1], FILE_PAGES, "%llu events",
+		      (unsigned long long)events[1]);
+	cr_assert_lt(events[0], FILE_PAGES, "%llu events",
+		     (unsigned long long)events[0]);
 }
 
 Test(folio_orders, untraced_log_names_the_missing_event)

@@ -242,3 +242,25 @@ Test(config_input, trace_conflict_on_command_line_names_the_options)
 	expect_einval(options_parse(&o, 4, (char **)argv, err, sizeof(err)),
 		      "--trace-reads: conflicts with --no-trace", NULL);
 }
+
+Test(config_input, trace_folios_conflicts_with_no_trace)
+{
+	const char *argv[] = { "testfs", "--no-trace", "--trace-folios", "/mnt",
+			       NULL };
+
+	expect_einval(options_parse(&o, 4, (char **)argv, err, sizeof(err)),
+		      "--trace-folios: conflicts with --no-trace", NULL);
+}
+
+Test(config_input, trace_folios_in_a_file_conflicts_with_no_trace)
+{
+	static const char text[] = "trace-folios\n";
+	const char *argv[] = { "testfs",     "--config", NULL,
+			       "--no-trace", "/mnt",	 NULL };
+	char at[128];
+
+	argv[2] = write_config(text, sizeof(text) - 1);
+	where(at, sizeof(at), 1);
+	expect_einval(options_parse(&o, 5, (char **)argv, err, sizeof(err)), at,
+		      "conflicts with --no-trace");
+}

@@ -873,6 +873,7 @@ static const char *const documented_keys[] = {
 	"trace",
 	"no-trace",
 	"trace-reads",
+	"trace-folios",
 	"tracefs",
 };
 

@@ -69,11 +69,13 @@ struct options {
 	int64_t watch_pid;
 	/* --trace / --no-trace; default OPT_TRACE_AUTO (0). */
 	int trace;
-	char *tracefs;	  /* --tracefs DIR, or NULL */
-	bool trace_reads; /* --trace-reads */
+	char *tracefs;	   /* --tracefs DIR, or NULL */
+	bool trace_reads;  /* --trace-reads */
+	bool trace_folios; /* --trace-folios */
 	/* Where --trace-reads and --no-trace were given, as for
 	 * congestion_what: they conflict, checked at the end. */
 	char trace_reads_what[192];
+	char trace_folios_what[192];
 	char no_trace_what[192];
 	/* --latency, --rule, --error, checked as they are parsed (NULL when
 	 * none was given). */

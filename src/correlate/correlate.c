@@ -564,6 +564,8 @@ struct correlator *correlator_start(const struct correlator_options *o,
 	to.arg = c;
 	to.tracefs = o->tracefs;
 	to.kinds = o->kinds ? o->kinds : (1u << TRACE_KIND_COUNT) - 1;
+	to.large_folios = !o->all_folios;
+	c->all_folios = o->all_folios;
 	if (!o->trace_reads)
 		to.kinds &= ~(1u << TRACE_GET_PAGES);
 	c->trace_reads = o->trace_reads;
@@ -637,6 +639,11 @@ bool correlator_causes(struct correlator *c, char *why, size_t whylen)
 bool correlator_traces_folios(const struct correlator *c)
 {
 	return c->have_folios;
+}
+
+bool correlator_traces_all_folios(const struct correlator *c)
+{
+	return c->have_folios && c->all_folios;
 }
 
 bool correlator_traces_reads(const struct correlator *c)

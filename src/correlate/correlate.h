@@ -81,6 +81,14 @@ struct correlator_options {
 	 */
 	bool trace_reads;
 	/*
+	 * Follow every folio entering the page cache, order 0 included
+	 * (LOG_FOLIO records of every page when the kernel allocates
+	 * order-0 folios). Default: only large folios, filtered in the
+	 * kernel: one event per 4 KiB page costs a cold sequential reader
+	 * about 10% of its throughput here (tracer_options.large_folios).
+	 */
+	bool all_folios;
+	/*
 	 * Mask of (1u << TRACE_*) to follow; 0: all there are. Tests use it
 	 * to see this kernel as an older one without some events.
 	 */
@@ -156,6 +164,11 @@ bool correlator_traces_reads(const struct correlator *c);
  * (filemap:mm_filemap_add_to_page_cache): LOG_FOLIO records.
  */
 bool correlator_traces_folios(const struct correlator *c);
+/*
+ * Whether those are all folios (correlator_options.all_folios), not only
+ * the large ones.
+ */
+bool correlator_traces_all_folios(const struct correlator *c);
 
 /* The tracer's one-line description (instance, events, filters). */
 int correlator_describe(struct correlator *c, char *buf, size_t len);

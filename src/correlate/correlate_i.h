@@ -107,6 +107,7 @@ struct correlator {
 	bool have_order; /* the kernel has readahead:page_cache_ra_order */
 	/* ... and filemap:mm_filemap_add_to_page_cache with its order */
 	bool have_folios;
+	bool all_folios;  /* correlator_options.all_folios */
 	bool have_faults; /* ... and filemap:mm_filemap_fault */
 	/*
 	 * The kernel traces its readahead decisions (sync_ra, async_ra and

@@ -106,6 +106,9 @@ static void render_log_bin(struct testfs *t, struct strbuf *sb)
 		hdr.flags |= LOG_BIN_TRACE_READS;
 	if (t->corr && correlator_traces_folios(t->corr))
 		hdr.flags |= LOG_BIN_TRACE_FOLIOS;
+	if (t->corr && correlator_traces_folios(t->corr) &&
+	    !correlator_traces_all_folios(t->corr))
+		hdr.flags |= LOG_BIN_FOLIOS_LARGE;
 	if (t->corr && !correlator_causes(t->corr, NULL, 0))
 		hdr.flags |= LOG_BIN_NO_CAUSES;
 	hdr.flags |= LOG_BIN_UNIQUE;
@@ -145,8 +148,13 @@ static void render_trace_config(struct testfs *t, struct strbuf *sb)
 		return;
 	}
 	correlator_describe(t->corr, desc, sizeof(desc));
-	strbuf_addf(sb, "{\"on\":true,\"why\":\"\",\"reads\":%s,\"tracer\":",
-		    correlator_traces_reads(t->corr) ? "true" : "false");
+	strbuf_addf(sb,
+		    "{\"on\":true,\"why\":\"\",\"reads\":%s,\"folios\":\"%s\","
+		    "\"tracer\":",
+		    correlator_traces_reads(t->corr) ? "true" : "false",
+		    !correlator_traces_folios(t->corr)	    ? "none"
+		    : correlator_traces_all_folios(t->corr) ? "all"
+							    : "large");
 	json_add_cstring(sb, desc);
 	/* Tracing on, causes unknown: the kernel's events cannot prove them. */
 	on = correlator_causes(t->corr, why, sizeof(why));

@@ -114,6 +114,12 @@ static const struct opt_desc opt_table[] = {
 	  "read(2) accesses, their lateness, wasted pages of read(2) streams. "
 	  "It fires once per read(2) call: +250 ns each, 10-20% slower 4 KiB "
 	  "reads from the cache" },
+	{ "trace-folios", 0, OPT_TRACE_FOLIOS, false, true, SEC_TRACE, NULL,
+	  "record every folio entering the page cache, order 0 included (one "
+	  "event per 4 KiB page where the kernel allocates order-0 folios: "
+	  "about 10% slower cold reads). Default: only large folios (order > "
+	  "0, filtered in the kernel); libtestfs counts the other pages of "
+	  "answered reads as order 0" },
 	{ "tracefs", 0, OPT_TRACEFS, true, true, SEC_TRACE, "DIR",
 	  "use the tracefs mounted at DIR. Default: /sys/kernel/tracing, else "
 	  "where /proc/mounts has one; mounted on /sys/kernel/tracing if "

@@ -324,6 +324,11 @@ int options_apply(struct options *o, const struct opt_desc *d, const char *val,
 		snprintf(o->trace_reads_what, sizeof(o->trace_reads_what), "%s",
 			 what);
 		return 0;
+	case OPT_TRACE_FOLIOS:
+		o->trace_folios = true;
+		snprintf(o->trace_folios_what, sizeof(o->trace_folios_what),
+			 "%s", what);
+		return 0;
 	case OPT_TRACEFS:
 		if (val[0] != '/')
 			return options_fail(
@@ -361,6 +366,12 @@ static int finish(struct options *o, char *err, size_t errlen)
 							   : "--trace-reads",
 				    o->no_trace_what[0] ? o->no_trace_what
 							: "--no-trace");
+	if (o->trace_folios && o->trace == OPT_TRACE_OFF)
+		return options_fail(
+			err, errlen, "%s: conflicts with %s",
+			o->trace_folios_what[0] ? o->trace_folios_what
+						: "--trace-folios",
+			o->no_trace_what[0] ? o->no_trace_what : "--no-trace");
 	if (o->congestion_threshold != OPT_UNSET) {
 		int64_t mb = o->max_background != OPT_UNSET
 				     ? o->max_background

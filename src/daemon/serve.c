@@ -145,6 +145,7 @@ static int start_tracing(struct testfs *t)
 	co.dev_minor = minor(me.dev);
 	co.tracefs = t->opts->tracefs;
 	co.trace_reads = t->opts->trace_reads;
+	co.all_folios = t->opts->trace_folios;
 	c = correlator_start(&co, why, sizeof(why));
 	pthread_mutex_lock(&t->ctl_lock);
 	t->corr = c;

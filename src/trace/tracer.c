@@ -479,10 +479,13 @@ int tracer_describe(const struct tracer *t, char *buf, size_t len)
 		buf, len,
 		"instance %s; read: trace_pipe_raw of %u CPUs when "
 		"%s%u%% full, flushed or every %u ms at most, "
-		"clock mono; filter %s == %u (%u:%u); events: %s%s%s%s%s",
+		"clock mono; filter %s == %u (%u:%u)%s; events: %s%s%s%s%s",
 		t->inst, t->ncpu, t->watermark ? "" : "(not settable) ",
 		t->watermark ? t->watermark : TRACER_WATERMARK, PERIOD_MS,
 		t->dev_field, t->kdev, t->kdev >> 20, t->kdev & 0xfffffu,
+		t->large_folios && (t->kinds & (1u << TRACE_ADD_FOLIO))
+			? ", and order > 0 for mm_filemap_add_to_page_cache"
+			: "",
 		t->enabled, t->skipped[0] ? "; skipped: " : "", t->skipped,
 		t->stale[0] ? "; stale instances: " : "", t->stale);
 }

@@ -71,6 +71,14 @@ struct tracer_options {
 	 * Events missing on this kernel are skipped, not fatal.
 	 */
 	unsigned kinds;
+	/*
+	 * Folios entering the page cache (TRACE_ADD_FOLIO): only those of
+	 * order > 0, filtered in the kernel. One event per 4 KiB page costs
+	 * a cold sequential reader about 10% of its throughput on this
+	 * project's machine (docs/benchmarks.md); an order-0 folio is its
+	 * page, which the FUSE_READ that follows names anyway.
+	 */
+	bool large_folios;
 	/* Per-CPU ring buffer in KiB; 0 for 4096. */
 	unsigned buffer_kb;
 	/*

@@ -53,6 +53,7 @@ struct tracer {
 	unsigned buffer_pages; /* sub-buffers per CPU */
 	unsigned watermark;    /* buffer_percent set; 0: not settable */
 	unsigned kinds;
+	bool large_folios; /* tracer_options.large_folios */
 	uint32_t kdev;
 	tracer_fn fn;
 	tracer_batch_fn batch;

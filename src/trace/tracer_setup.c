@@ -55,12 +55,13 @@ static void filter_error(struct tracer *t, const char *rel, char *buf,
 }
 
 /*
- * Enables event @k with its device filter. On failure returns -errno and
- * says why in @why; the event is left disabled and unfiltered.
+ * Enables event @k with its device filter (for folios added to the page
+ * cache with t->large_folios only, also order > 0). On failure returns
+ * -errno and says why in @why; the event is left disabled and unfiltered.
  */
 static int enable_kind(struct tracer *t, unsigned k, char *why, size_t len)
 {
-	char rel[256], ev[200], filter[64];
+	char rel[256], ev[200], filter[96];
 	struct trace_format fmt;
 	char *text;
 	int ret;
@@ -87,7 +88,9 @@ static int enable_kind(struct tracer *t, unsigned k, char *why, size_t len)
 		return ret;
 	snprintf(t->dev_field, sizeof(t->dev_field), "%s",
 		 t->dec.layout[t->dec.n - 1].dev_name);
-	snprintf(filter, sizeof(filter), "%s == %u", t->dev_field, t->kdev);
+	snprintf(filter, sizeof(filter), "%s == %u%s", t->dev_field, t->kdev,
+		 k == TRACE_ADD_FOLIO && t->large_folios ? " && order > 0"
+							 : "");
 	snprintf(rel, sizeof(rel), "%s/filter", ev);
 	ret = tracefs_write(t->inst, rel, filter);
 	if (ret) {
@@ -197,6 +200,7 @@ int tracer_setup_instance(struct tracer *t, const struct tracer_options *o,
 		want = o->kinds ? o->kinds : (1u << TRACE_KIND_COUNT) - 1;
 	int ret;
 
+	t->large_folios = o->large_folios;
 	ret = tracefs_write(t->inst, "tracing_on", "0");
 	if (ret) {
 		snprintf(why, whylen, "%s/tracing_on: %s", t->inst,
