@@ -24,6 +24,8 @@ struct sys systems[NSYS];
 static uint64_t file_size;
 static char uring_why[224];   /* why testfs --transport uring is skipped */
 static char notrace_why[224]; /* why testfs --no-trace is skipped */
+/* Each testfs writes its log here, DIR/K.jsonl ("": no --log). */
+static char log_dir[64];
 
 /* The last line @f holds, in @buf; "no message" when it is empty. */
 static void last_line(FILE *f, char *buf, size_t len)
@@ -120,12 +122,31 @@ static void stop(struct sys *s)
 		rmdir(s->dir);
 }
 
+const char *conc_log_dir(void)
+{
+	return log_dir;
+}
+
+static void log_path(unsigned k, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/%u.jsonl", log_dir, k);
+}
+
 void conc_stop_all(void)
 {
+	char path[96];
 	unsigned k;
 
 	for (k = 0; k < NSYS; k++)
 		stop(&systems[k]);
+	if (!log_dir[0])
+		return;
+	for (k = 0; k < M_ONE; k++) {
+		log_path(k, path, sizeof(path));
+		unlink(path);
+	}
+	rmdir(log_dir);
+	log_dir[0] = '\0';
 }
 
 void conc_kill_servers(void)
@@ -320,10 +341,20 @@ out:
 int conc_start_all(const struct conc_setup *setup)
 {
 	const char *testfs = setup->testfs, *minimal = setup->minimal;
-	char file_arg[64], watch[16], size_m[32], nthr[16], why[160];
+	char file_arg[64], watch[16], size_m[32], nthr[16], why[160], lp[96];
 	unsigned k, threads = setup->threads;
 
 	file_size = setup->file_size;
+	if (!setup->no_log) {
+		snprintf(log_dir, sizeof(log_dir),
+			 "/tmp/testfs-bench-conc-logs.XXXXXX");
+		if (!mkdtemp(log_dir)) {
+			fprintf(stderr, "concurrency: mkdtemp %s: %s\n",
+				log_dir, strerror(errno));
+			log_dir[0] = '\0';
+			return -1;
+		}
+	}
 
 	snprintf(file_arg, sizeof(file_arg), "f.bin:%lluM:%s",
 		 (unsigned long long)(file_size / MIB), setup->pattern);
@@ -357,7 +388,7 @@ int conc_start_all(const struct conc_setup *setup)
 		const char *th_val = k == T_URING  ? "uring"
 				     : k == T_MANY ? nthr
 						   : "1";
-		const char *a[12 + CONC_MAX_DAEMON_ARGS + 2] = {
+		const char *a[14 + CONC_MAX_DAEMON_ARGS + 2] = {
 			testfs,	  "-f",		 "-q",	"--ready-fd",
 			"@FD",	  "--watch-pid", watch, "--file",
 			file_arg, th_opt,	 th_val
@@ -369,6 +400,11 @@ int conc_start_all(const struct conc_setup *setup)
 
 		if (k == T_NOTRACE)
 			a[n++] = "--no-trace";
+		if (log_dir[0]) {
+			log_path(k, lp, sizeof(lp));
+			a[n++] = "--log";
+			a[n++] = lp;
+		}
 		for (j = 0; j < setup->n_daemon_args; j++)
 			a[n++] = setup->daemon_args[j];
 		a[n++] = systems[k].dir;

@@ -55,6 +55,7 @@ struct conc_setup {
 	const char *const *daemon_args; /* more testfs arguments */
 	unsigned n_daemon_args;
 	bool fill_line; /* measure M_FILL too */
+	bool no_log;	/* testfs without --log FILE */
 };
 
 /*
@@ -63,7 +64,10 @@ struct conc_setup {
  */
 int conc_start_all(const struct conc_setup *setup);
 
-/* Stops every server and removes its mountpoint. */
+/* The directory of testfs's log files ("" with no_log). */
+const char *conc_log_dir(void);
+
+/* Stops every server and removes its mountpoint and its log file. */
 void conc_stop_all(void);
 
 /* Sends SIGTERM to every server; async-signal-safe. */

@@ -5,13 +5,17 @@
  * every system measured next to the others in one run.
  *
  *   build/bench/concurrency [--rounds N] [--size MIB] [--threads N] [--raw]
- *                           [--pattern P] [--fill-line] [--daemon-arg ARG]...
+ *                           [--pattern P] [--fill-line] [--no-log]
+ *                           [--daemon-arg ARG]...
  *
  * Systems, each serving one file of SIZE MiB (default 256):
  *   testfs --threads 1   build/src/testfs ($TESTFS_BIN), stamp content
  *                        (--pattern: zero or random instead), its
- *                        defaults otherwise: the read log on, kernel tracing
- *                        on (root with tracefs);
+ *                        defaults otherwise: the read log on, written to a
+ *                        file as a user's run would (--log, one file per
+ *                        testfs in a private directory under /tmp, removed
+ *                        at the end; --no-log: none), kernel tracing on
+ *                        (root with tracefs);
  *   testfs --threads N   the same with N request threads (--threads, 4 by
  *                        default: on 2 CPUs one thread waits in read(2) of
  *                        /dev/fuse while the others answer, so 3 keep both
@@ -117,6 +121,7 @@ static uint64_t file_size;
 static bool raw;
 /* --fill-line: the minimal server filling each reply, a second line. */
 static bool fill_line;
+static bool no_log;
 /* --pattern: testfs's content (stamp, zero or random). */
 static const char *pattern = "stamp";
 static struct fuse_reads counter;
@@ -540,8 +545,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: concurrency [--rounds N] [--size MIB] [--threads N] "
 		"[--raw]\n"
-		"                   [--pattern P] [--fill-line] [--daemon-arg "
-		"ARG]...\n"
+		"                   [--pattern P] [--fill-line] [--no-log] "
+		"[--daemon-arg ARG]...\n"
 		"Throughput of 1, 4 and 16 concurrent readers (read(2) of 1 "
 		"MiB and 4 KiB, cold)\n"
 		"on testfs --threads 1, testfs --threads N, testfs "
@@ -561,6 +566,10 @@ static void usage(FILE *f)
 		"random\n"
 		"  --fill-line  also the minimal server memset()ing each reply "
 		"(not a baseline)\n"
+		"  --no-log     testfs without its log file (default: each "
+		"testfs writes\n"
+		"               --log /tmp/testfs-bench-conc-logs.XXXXXX/K.jsonl, "
+		"removed at the end)\n"
 		"  --daemon-arg ARG  pass ARG to every testfs (repeatable, "
 		"up to %d)\n"
 		"Environment: TESTFS_BIN, MINIMAL_SERVER (default: the ones "
@@ -608,6 +617,10 @@ static int parse_args(int argc, char **argv, unsigned *rounds,
 		}
 		if (!strcmp(argv[i], "--fill-line")) {
 			fill_line = true;
+			continue;
+		}
+		if (!strcmp(argv[i], "--no-log")) {
+			no_log = true;
 			continue;
 		}
 		if (!strcmp(argv[i], "--pattern")) {
@@ -691,22 +704,28 @@ int main(int argc, char **argv)
 	sigaction(SIGALRM, &sa, NULL);
 	file_size = (uint64_t)size_mib * MIB;
 	bench_progress("concurrency", "starting the servers");
-	setup = (struct conc_setup){ testfs,	    minimal,  file_size,
-				     threads,	    pattern,  daemon_args,
-				     n_daemon_args, fill_line };
+	setup = (struct conc_setup){ testfs,	    minimal,   file_size,
+				     threads,	    pattern,   daemon_args,
+				     n_daemon_args, fill_line, no_log };
 	if (conc_start_all(&setup))
 		goto out;
 	strftime(date, sizeof(date), "%Y-%m-%d %H:%M UTC", gmtime(&now));
 	loadavg(la, sizeof(la));
 	printf("concurrency: %s, %u rounds after a warm-up, a %u MiB file "
-	       "(testfs: %s), read_ahead_kb 128, N = %u\n",
-	       date, rounds, size_mib, pattern, threads);
+	       "(testfs: %s, %s), read_ahead_kb 128, N = %u\n",
+	       date, rounds, size_mib, pattern,
+	       no_log ? "no log file (--no-log)"
+		      : "each with its log file (--log)",
+	       threads);
 	if (n_daemon_args) {
 		printf("testfs runs with");
 		for (k = 0; k < n_daemon_args; k++)
 			printf(" %s", daemon_args[k]);
 		printf("\n");
 	}
+	if (conc_log_dir()[0])
+		printf("testfs log files in %s (removed at the end)\n",
+		       conc_log_dir());
 	printf("load average (1, 5, 15 min) at start: %s\n", la);
 	for (k = 0; k < NSYS; k++)
 		if (systems[k].skip)

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The concurrency benchmark's short version runs: one round of a 16 MiB
 # file on every system, a report with every section and a PASS or FAIL
-# for every target, exit 0, and no mount of its own left behind. Its
+# for every target, exit 0, testfs writing its log files, and no mount or
+# log directory of its own left behind. Its
 # figures are not judged (a benchmark, not a timed test). Without root
 # the benchmark exits 77: skipped.
 #   bench_conc_short.sh CONCURRENCY
@@ -24,7 +25,8 @@ fail() {
 for want in "| 1 | 1 MiB | testfs --threads 1 |" \
 	"| 16 | 4 KiB | minimal 1 thread |" "minimal 1 thread, memset" \
 	"Server CPU time" "Targets" "/dev/fuse, tracing on" \
-	"Server CPU per 128 KiB read" "Tracing: testfs" "io_uring: testfs"; do
+	"Server CPU per 128 KiB read" "Tracing: testfs" "io_uring: testfs" \
+	"each with its log file (--log)"; do
 	grep -qF -- "$want" "$out" || fail "no '$want' in the report"
 done
 # 12 /dev/fuse lines, 6 io_uring, 6 tracing, 1-3 CPU lines.
@@ -38,5 +40,11 @@ summary=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed\.$/\1 \2/p' "$out")
 if grep -qF "/tmp/testfs-bench-conc.$pid." /proc/self/mountinfo; then
 	fail "a mount of the run is left under /tmp/testfs-bench-conc.$pid.*"
 fi
+logs=$(sed -n 's/^testfs log files in \(.*\) (removed at the end)$/\1/p' "$out")
+case "$logs" in
+/tmp/testfs-bench-conc-logs.*)
+	[ ! -e "$logs" ] || fail "the log directory $logs is left behind" ;;
+*) fail "no 'testfs log files in DIR (removed at the end)' line" ;;
+esac
 [ "$failed" = 0 ] || { echo "--- report:"; cat "$out"; }
 exit $failed
