@@ -205,6 +205,12 @@ static int start_log(struct testfs *t, const struct options *o, int log_fd)
 			     strerror(-err));
 		return EXIT_RUNTIME;
 	}
+	/* Without it the requests take the first lap's page faults. */
+	err = log_ring_touch_start(&t->log);
+	if (err)
+		startup_warn("the log's pages will be touched as records "
+			     "arrive: %s",
+			     strerror(-err));
 	err = log_order_init(&t->order, &t->log, (unsigned)o->threads);
 	if (err) {
 		if (log_fd >= 0)

@@ -101,8 +101,8 @@ static const struct opt_desc opt_table[] = {
 	  "refused" },
 	{ "log-capacity", 0, OPT_LOG_CAPACITY, true, true, SEC_LOG, "N",
 	  "records kept in memory (16..2^30, rounded up to a power of two; "
-	  "default 1048576, 144 bytes each, paid for as used, up to N x 144 "
-	  "bytes, and kept until exit: clear does not give it back). Overflow "
+	  "default 1048576, 144 bytes each, paid for as used (and 2 MiB "
+	  "ahead), up to N x 144 bytes, and kept until exit: clear does not give it back). Overflow "
 	  "is counted and reported" },
 	{ "trace", 0, OPT_TRACE, false, true, SEC_TRACE, NULL,
 	  "require it: fail to start without it. Default: on when possible; "

@@ -25,11 +25,14 @@ int log_ring_init(struct log_ring *ring, uint64_t capacity)
 	ring->mask = cap - 1;
 	atomic_init(&ring->head, 0);
 	atomic_init(&ring->clear_pos, 0);
+	atomic_init(&ring->kick_at, UINT64_MAX);
+	ring->kick_efd = -1;
 	return 0;
 }
 
 void log_ring_destroy(struct log_ring *ring)
 {
+	log_ring_touch_stop(ring);
 	if (ring->slots)
 		munmap(ring->slots, ring->map_len);
 	ring->slots = NULL;
@@ -41,6 +44,8 @@ struct log_record *log_ring_reserve(struct log_ring *ring, uint64_t *pos)
 		atomic_fetch_add_explicit(&ring->head, 1, memory_order_acq_rel);
 	struct log_slot *slot = &ring->slots[p & ring->mask];
 
+	if (p >= atomic_load_explicit(&ring->kick_at, memory_order_relaxed))
+		log_ring_kick(ring, p);
 	atomic_store_explicit(&slot->state, 2 * p + 1, memory_order_relaxed);
 	/* Readers must see the slot as busy before any byte changes. */
 	atomic_thread_fence(memory_order_release);

@@ -36,6 +36,8 @@ struct log_slot {
 /* --help and testfs(8) give the ring's memory as 144 bytes a record. */
 _Static_assert(sizeof(struct log_slot) == 144, "a slot is 144 bytes");
 
+struct log_ring_toucher;
+
 struct log_ring {
 	struct log_slot *slots;
 	uint64_t capacity; /* a power of two */
@@ -43,6 +45,11 @@ struct log_ring {
 	size_t map_len;
 	_Atomic uint64_t head;	    /* next position to reserve */
 	_Atomic uint64_t clear_pos; /* first position shown since clear */
+	/* log_ring_touch_start(): a producer reserving kick_at or later
+	 * wakes the toucher (UINT64_MAX: none) through kick_efd. */
+	_Atomic uint64_t kick_at;
+	int kick_efd;
+	struct log_ring_toucher *toucher;
 };
 
 /*
@@ -56,6 +63,17 @@ struct log_ring {
  */
 int log_ring_init(struct log_ring *ring, uint64_t capacity);
 void log_ring_destroy(struct log_ring *ring);
+
+/*
+ * Starts a thread that touches the ring's pages about 2 MiB ahead of the
+ * producers during its first lap (log_ring_touch.c says why), so memory is
+ * then paid for as records arrive plus those 2 MiB. Returns 0 or -errno
+ * (the ring works without it). log_ring_destroy() stops it.
+ */
+int log_ring_touch_start(struct log_ring *ring);
+void log_ring_touch_stop(struct log_ring *ring);
+/* The producer of position @pos tells the toucher it is near its end. */
+void log_ring_kick(struct log_ring *ring, uint64_t pos);
 
 /*
  * Reserves the next position and returns its slot, with rec->seq set.
