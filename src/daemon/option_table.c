@@ -55,7 +55,8 @@ static const struct opt_desc opt_table[] = {
 	  "(1..max-background). Default: kernel (9), or 3/4 of "
 	  "--max-background if given" },
 	{ "threads", 0, OPT_THREADS, true, true, SEC_KNOBS, "N",
-	  "request threads (1..256): they all read /dev/fuse at once and "
+	  "request threads, at most (1..256; one more starts when a request "
+	  "arrives with none left waiting): they read /dev/fuse at once and "
 	  "answer in parallel; every read is logged in the kernel's order "
 	  "(its FUSE unique), as with one thread. Default 1 (one request "
 	  "at a time: readahead timing stays deterministic); 4 is 2-4x "
