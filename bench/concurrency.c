@@ -9,8 +9,11 @@
  *                           [--daemon-arg ARG]...
  *
  * Systems, each serving one file of SIZE MiB (default 256):
- *   testfs --threads 1   build/src/testfs ($TESTFS_BIN), stamp content
- *                        (--pattern: zero or random instead), its
+ *   testfs --threads 1   build/src/testfs ($TESTFS_BIN), zero content
+ *                        (from one buffer written once, as the minimal
+ *                        server's: the same work on the data; --pattern
+ *                        stamp or random generate every page, about
+ *                        300 ns a page, bench/pattern_speed), its
  *                        defaults otherwise: the read log on, written to a
  *                        file as a user's run would (--log, one file per
  *                        testfs in a private directory under /tmp, removed
@@ -126,7 +129,7 @@ static bool raw;
 static bool fill_line;
 static bool no_log;
 /* --pattern: testfs's content (stamp, zero or random). */
-static const char *pattern = "stamp";
+static const char *pattern = "zero";
 static struct fuse_reads counter;
 static bool counting;
 /* --daemon-arg: passed to every testfs (at most CONC_MAX_DAEMON_ARGS). */
@@ -583,8 +586,10 @@ static void usage(FILE *f)
 		"  --threads N  N for testfs and the minimal server (2..256, "
 		"default 4)\n"
 		"  --raw        every run on stderr\n"
-		"  --pattern P  testfs's content: stamp (default), zero or "
-		"random\n"
+		"  --pattern P  testfs's content: zero (default: the minimal "
+		"server's bytes),\n"
+		"               stamp or random (generated per page: not the "
+		"floor's work)\n"
 		"  --fill-line  also the minimal server memset()ing each reply "
 		"(not a baseline)\n"
 		"  --no-log     testfs without its log file (default: each "
