@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * FUSE over io_uring (--transport uring): the kernel's ring queues, one
- * per possible CPU, each served by a thread pinned to that CPU with its
- * own io_uring (128-byte SQEs) and URING_ENTRIES ring entries.
+ * per possible CPU, each served by a thread with its own io_uring
+ * (128-byte SQEs) and URING_ENTRIES ring entries. The thread runs on its
+ * queue's CPU while other queues take requests too, and on the other CPUs
+ * while its queue is the only one (queue_main()).
  *
  * A request taken from an entry is put back together as /dev/fuse would
  * have delivered it (fuse_in_header, the opcode's argument, the payload)

@@ -65,7 +65,9 @@ static const struct opt_desc opt_table[] = {
 	{ "transport", 0, OPT_TRANSPORT, true, true, SEC_KNOBS, "dev|uring",
 	  "how requests reach testfs: dev reads /dev/fuse; uring takes them "
 	  "over FUSE over io_uring (Linux 6.14+), one queue per possible CPU, "
-	  "each with its own ring, 32 entries and a thread pinned to that CPU. "
+	  "each with its own ring, 32 entries and a thread, pinned to that "
+	  "CPU while other queues take requests too and to the other CPUs "
+	  "while its queue is the only one (one reader). "
 	  "As root, testfs sets /sys/module/fuse/parameters/enable_uring to Y "
 	  "if it is N. Where the kernel cannot, testfs says why and serves "
 	  "/dev/fuse (.testfs/config: transport, transport_note). Default "
