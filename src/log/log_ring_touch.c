@@ -72,7 +72,7 @@ static void *toucher_main(void *arg)
 	uint64_t n, head;
 	size_t end;
 
-	for (;;) {
+	while (!atomic_load(&t->quit)) {
 		head = log_ring_head(ring);
 		end = (size_t)head * sizeof(struct log_slot) + TOUCH_AHEAD;
 		end = (end + t->page - 1) / t->page * t->page;
@@ -91,8 +91,6 @@ static void *toucher_main(void *arg)
 			continue;
 		while (read(t->efd, &n, sizeof(n)) < 0 && errno == EINTR)
 			;
-		if (atomic_load(&t->quit))
-			break;
 	}
 	atomic_store_explicit(&ring->kick_at, UINT64_MAX, memory_order_release);
 	return NULL;
