@@ -9,6 +9,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "log/log_ring.h"
 
@@ -603,4 +605,77 @@ Test(log_ring, marks_are_never_zeroed)
 	log_ring_append(&ring, &rec);
 	cr_assert_eq(log_ring_read(&ring, 0, &out), LOG_READ_OK);
 	cr_assert_eq(strnlen(out.mark.text, LOG_MARK_MAX + 1), LOG_MARK_MAX);
+}
+
+/* ---- the toucher (log_ring_touch.c) ---- */
+
+/* Bytes of the ring's map resident from its start (mincore()). */
+static size_t resident_prefix(void)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE),
+	       n = (ring.map_len + page - 1) / page, i;
+	unsigned char *vec = malloc(n);
+
+	cr_assert_not_null(vec);
+	cr_assert_eq(mincore(ring.slots, ring.map_len, vec), 0, "%s",
+		     strerror(errno));
+	for (i = 0; i < n && (vec[i] & 1); i++)
+		;
+	free(vec);
+	return i * page;
+}
+
+/* Waits up to 10 s for at least @bytes of the map to be resident. */
+static size_t wait_resident(size_t bytes)
+{
+	size_t got = 0;
+	int i;
+
+	for (i = 0; i < 1000 && (got = resident_prefix()) < bytes; i++)
+		usleep(10000);
+	return got;
+}
+
+/*
+ * The thread touches the first 2 MiB at once (nothing written yet) and,
+ * once the records come within 1 MiB of its end, the next stretch: the
+ * pages are resident before any record reaches them. What the records
+ * hold is untouched by it.
+ */
+Test(log_ring, toucher_stays_ahead_of_the_records)
+{
+	const size_t ahead = 2u << 20;
+	uint64_t n = (ahead - (1u << 20)) / sizeof(struct log_slot) + 16, i;
+	struct log_record out;
+	size_t got;
+
+	cr_assert_eq(log_ring_init(&ring, 1u << 16), 0); /* 9 MiB */
+	cr_assert_eq(resident_prefix(), 0, "a fresh ring is not touched");
+	cr_assert_eq(log_ring_touch_start(&ring), 0);
+	got = wait_resident(ahead);
+	cr_assert_geq(got, ahead, "%zu bytes resident", got);
+	/* Past the mark 1 MiB before the touched end: the thread wakes. */
+	append_n(n);
+	got = wait_resident(n * sizeof(struct log_slot) + ahead);
+	cr_assert_geq(got, n * sizeof(struct log_slot) + ahead,
+		      "%zu bytes resident after %llu records", got,
+		      (unsigned long long)n);
+	for (i = 0; i < n; i++) {
+		cr_assert_eq(log_ring_read(&ring, i, &out), LOG_READ_OK);
+		cr_assert_eq(out.seq, i + 1);
+		cr_assert_eq(out.read.off, i * 4096);
+	}
+	log_ring_touch_stop(&ring);
+	cr_assert_eq(log_ring_touch_start(&ring), 0, "startable again");
+}
+
+/* A ring smaller than a page is touched whole; destroy stops the thread. */
+Test(log_ring, toucher_of_a_small_ring_ends)
+{
+	cr_assert_eq(log_ring_init(&ring, LOG_RING_MIN), 0);
+	cr_assert_eq(log_ring_touch_start(&ring), 0);
+	cr_assert_geq(wait_resident(1), 1);
+	append_n(3 * LOG_RING_MIN);
+	log_ring_destroy(&ring);
+	cr_assert_null(ring.slots);
 }
