@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "thread.h"
 #include "fs_ops.h"
 #include "fuse_uring_abi.h"
@@ -350,14 +351,6 @@ static void report(struct uring_queue *q, int err)
 	pthread_mutex_unlock(&u->lock);
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* Pins the thread to its queue's CPU, or (@away) to every other one. */
 static bool pin(struct uring_queue *q, bool away)
 {
@@ -390,7 +383,7 @@ static void place(struct uring_queue *q)
 	own = atomic_load_explicit(&q->taken, memory_order_relaxed);
 	if (own == q->seen_own)
 		return;
-	now = now_ns();
+	now = clock_now_ns();
 	if (now < q->next_place)
 		return;
 	for (i = 0; i < u->nq; i++)

@@ -5,7 +5,9 @@
  * record when it is answered; they never allocate, never block and share no
  * lock with anything else: a position comes from one atomic counter and
  * each slot carries its own state word, which readers check before and
- * after copying (a sequence lock per slot).
+ * after copying (a sequence lock per slot). With the toucher running
+ * (log_ring_touch_start()), one producer every 1 MiB of records also
+ * writes its eventfd once: a system call that does not block.
  *
  * Position p holds seq p + 1. When more than the capacity is written, the
  * oldest records are overwritten; readers see them as lost and count them.

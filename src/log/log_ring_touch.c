@@ -26,11 +26,12 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
+
+#include "thread.h"
 
 /* Touched ahead of the head; a kick when the head is TOUCH_LOW short. */
 #define TOUCH_AHEAD (2u << 20)
@@ -99,7 +100,6 @@ static void *toucher_main(void *arg)
 int log_ring_touch_start(struct log_ring *ring)
 {
 	struct log_ring_toucher *t;
-	sigset_t all, old;
 	long page = sysconf(_SC_PAGESIZE);
 	int err;
 
@@ -118,11 +118,7 @@ int log_ring_touch_start(struct log_ring *ring)
 	}
 	atomic_init(&t->quit, false);
 	ring->kick_efd = t->efd;
-	/* No signal for it: they belong to the request loop. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	err = pthread_create(&t->thread, NULL, toucher_main, t);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	err = thread_start_quiet(&t->thread, toucher_main, t, false);
 	if (err) {
 		ring->kick_efd = -1;
 		close(t->efd);

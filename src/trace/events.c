@@ -389,8 +389,9 @@ int trace_decode(const struct trace_decoder *d, const void *data, size_t len,
 	type = get_u(p + d->type_offset, d->type_size, false);
 	/*
 	 * From the last added: mm_filemap_add_to_page_cache, the tracer's
-	 * last kind, is one event per folio read in, most of them all.
-	 * Every ID is there once (trace_decoder_add()).
+	 * last kind, is one event per folio read in, most of them all with
+	 * --trace-folios (by default only large folios are traced, and no
+	 * kind stands out). Every ID is there once (trace_decoder_add()).
 	 */
 	for (i = d->n; i-- > 0;) {
 		if (d->layout[i].id == type) {
