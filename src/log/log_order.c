@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "thread.h"
 
 /*
@@ -40,14 +41,6 @@ struct log_order {
 /* A request that is not a read. */
 static char arrived_mark;
 #define ARRIVED ((void *)&arrived_mark)
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static void **entry(struct log_order *o, uint64_t unique)
 {
@@ -263,7 +256,7 @@ void log_order_settle(struct log_order *o, uint64_t below)
 		below = UINT64_MAX;
 	pthread_mutex_lock(&o->lock);
 	for (;;) {
-		now = now_ns();
+		now = clock_now_ns();
 		if (!o->st.waiting || o->next >= below)
 			break;
 		if (expire_locked(o, now, false))
@@ -278,7 +271,7 @@ void log_order_settle(struct log_order *o, uint64_t below)
 
 void log_order_expire(struct log_order *o)
 {
-	uint64_t now = now_ns();
+	uint64_t now = clock_now_ns();
 
 	pthread_mutex_lock(&o->lock);
 	while (expire_locked(o, now, false))
@@ -288,7 +281,7 @@ void log_order_expire(struct log_order *o)
 
 void log_order_flush(struct log_order *o)
 {
-	uint64_t now = now_ns();
+	uint64_t now = clock_now_ns();
 
 	pthread_mutex_lock(&o->lock);
 	while (expire_locked(o, now, true))
