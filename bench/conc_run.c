@@ -364,7 +364,8 @@ int conc_start_all(const struct conc_setup *setup)
 	snprintf(nthr, sizeof(nthr), "%u", threads);
 	snprintf(systems[T_ONE].name, 48, "testfs --threads 1");
 	snprintf(systems[T_MANY].name, 48, "testfs --threads %u", threads);
-	snprintf(systems[T_URING].name, 48, "testfs --transport uring");
+	snprintf(systems[T_URING].name, 48,
+		 "testfs --transport uring --threads %u", threads);
 	snprintf(systems[T_NOTRACE].name, 48, "testfs --threads 1 --no-trace");
 	snprintf(systems[M_ONE].name, 48, "minimal 1 thread");
 	snprintf(systems[M_MANY].name, 48, "minimal %u threads", threads);
@@ -388,12 +389,19 @@ int conc_start_all(const struct conc_setup *setup)
 		const char *th_val = k == T_URING  ? "uring"
 				     : k == T_MANY ? nthr
 						   : "1";
-		const char *a[14 + CONC_MAX_DAEMON_ARGS + 2] = {
+		const char *a[16 + CONC_MAX_DAEMON_ARGS + 2] = {
 			testfs,	  "-f",		 "-q",	"--ready-fd",
 			"@FD",	  "--watch-pid", watch, "--file",
 			file_arg, th_opt,	 th_val
 		};
 		unsigned n = 11, j;
+
+		/* The same N threads as testfs --threads N: over the ring
+		 * they serve its queues (ceil(N / queues) each). */
+		if (k == T_URING) {
+			a[n++] = "--threads";
+			a[n++] = nthr;
+		}
 		/* A probe: it may fail, and says why. */
 		bool probe = k == T_URING || k == T_NOTRACE;
 		char *skip_why = k == T_URING ? uring_why : notrace_why;

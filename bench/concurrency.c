@@ -24,9 +24,13 @@
  *                        /dev/fuse while the others answer, so 3 keep both
  *                        CPUs busy and the 4th covers a thread that is
  *                        preempted on a loaded machine);
- *   testfs --transport uring  the same, FUSE over io_uring, when the daemon
- *                        offers the option (its --help names it) and starts
- *                        with it; otherwise reported as skipped, with why;
+ *   testfs --transport uring --threads N  the same, FUSE over io_uring,
+ *                        with the same N (ceil(N / queues) threads serve
+ *                        each of the kernel's queues, one per CPU; a
+ *                        daemon from before that serves each with one),
+ *                        when the daemon offers the option (its --help
+ *                        names it) and starts with it; otherwise reported
+ *                        as skipped, with why;
  *   testfs --threads 1 --no-trace  testfs --threads 1 without kernel
  *                        correlation: what tracing costs (skipped, with
  *                        why, if it does not start);
@@ -78,8 +82,9 @@
  *   /dev/fuse: testfs (tracing on; the better of --threads 1 and N, by
  *     the cell's median, as for the minimal servers) >= 1.00x the best
  *     minimal server, at 1, 4 and 16 readers, 1 MiB and 4 KiB reads;
- *   io_uring: testfs --transport uring >= 1.00x the better testfs over
- *     /dev/fuse (--threads 1 or N, the higher median) in the same round at 4
+ *   io_uring: testfs --transport uring --threads N >= 1.00x the better
+ *     testfs over /dev/fuse (--threads 1 or N, the higher median) in the
+ *     same round at 4
  * and 16 readers, >= 0.95x at 1; server CPU per 128 KiB of data read (the size
  * of a FUSE_READ at read_ahead_kb 128) <= 42 us, for every testfs system and
  * cell; tracing: testfs --threads 1 reads at most 3% slower than with
@@ -516,8 +521,8 @@ static void report_targets(unsigned rounds)
 			     ratios(k, M_ONE, M_MANY, w, b, rounds, v);
 			verdict(ok ? v : NULL, rounds, 1.0, &pass, &fail);
 		}
-	printf("\nio_uring: testfs --transport uring >= 1.00x (4 and 16 "
-	       "readers), >= 0.95x (1 reader)\nthe better testfs over "
+	printf("\nio_uring: testfs --transport uring --threads N >= 1.00x "
+	       "(4 and 16 readers), >= 0.95x\n(1 reader) the better testfs over "
 	       "/dev/fuse (the higher median of the cell) in each round\n");
 	for (w = 0; w < NREADERS; w++)
 		for (b = 0; b < NBLOCKS; b++) {
@@ -586,8 +591,8 @@ static void usage(FILE *f)
 		"Throughput of 1, 4 and 16 concurrent readers (read(2) of 1 "
 		"MiB and 4 KiB, cold)\n"
 		"on testfs --threads 1, testfs --threads N, testfs "
-		"--transport uring (if the\n"
-		"daemon has it), testfs --no-trace, the minimal FUSE server "
+		"--transport uring --threads N\n"
+		"(if the daemon has it), testfs --no-trace, the minimal FUSE server "
 		"(static buffer) on\n"
 		"1 and N threads and tmpfs, alternating;\n"
 		"prints medians, ratios and PASS/FAIL against the targets."

@@ -10,8 +10,14 @@
  * no ring (Debian's 6.1 and 6.12), the same phases run over /dev/fuse
  * after the fallback, which is checked: .testfs/config says "dev" and
  * why, and a kernel that has the ring but did not take it fails.
+ *
+ * The uring_threads suites run the same checks with --threads 4, where
+ * ceil(4 / queues) threads, each with its own io_uring and share of the
+ * entries, serve each queue, and hold more reads on one queue than one
+ * thread has entries, so that every thread of the queue holds some.
  */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -37,6 +43,17 @@
 static struct tfs_mount mnt;
 static bool ring; /* the kernel took the ring */
 
+static void start_with(const char *const *args)
+{
+	char *cfg;
+
+	harness_start(&mnt, args);
+	cfg = harness_read_file(harness_path(&mnt, ".testfs/config"), NULL);
+	cr_assert(cfg);
+	ring = strstr(cfg, "\"transport\":\"uring\"") != NULL;
+	free(cfg);
+}
+
 static void start(void)
 {
 	static const char *const args[] = {
@@ -49,13 +66,44 @@ static void start(void)
 		"--error",     "file=bad.bin,pages=0-0,errno=EIO",
 		NULL,
 	};
-	char *cfg;
 
-	harness_start(&mnt, args);
-	cfg = harness_read_file(harness_path(&mnt, ".testfs/config"), NULL);
-	cr_assert(cfg);
-	ring = strstr(cfg, "\"transport\":\"uring\"") != NULL;
-	free(cfg);
+	start_with(args);
+}
+
+/*
+ * --threads 4: several threads per queue. max-background 64 lets the
+ * kernel send up to HELD_MAX background reads at once (12 by default),
+ * and held.bin's reads wait for `resume`.
+ */
+static void start_threads(void)
+{
+	static const char *const args[] = {
+		"--transport",
+		"uring",
+		"--threads",
+		"4",
+		"--max-background",
+		"64",
+		"--ra-kb",
+		"128",
+		"--file",
+		"big.bin:64M",
+		"--file",
+		"slow.bin:1M",
+		"--file",
+		"bad.bin:64K",
+		"--file",
+		"held.bin:32M",
+		"--rule",
+		"file=slow.bin,latency=fixed:5ms",
+		"--error",
+		"file=bad.bin,pages=0-0,errno=EIO",
+		"--pause",
+		"file=held.bin",
+		NULL,
+	};
+
+	start_with(args);
 }
 
 static void stop(void)
@@ -64,11 +112,12 @@ static void stop(void)
 }
 
 TestSuite(uring, .init = start, .fini = stop, .timeout = 60);
+TestSuite(uring_threads, .init = start_threads, .fini = stop, .timeout = 120);
 
-/* A number of .testfs/stats or .testfs/config. */
-static uint64_t field(const char *file, const char *key)
+/* A number of .testfs/stats or .testfs/config of @m. */
+static uint64_t field_of(struct tfs_mount *m, const char *file, const char *key)
 {
-	char *s = harness_read_file(harness_path(&mnt, file), NULL), pat[64];
+	char *s = harness_read_file(harness_path(m, file), NULL), pat[64];
 	const char *p;
 	uint64_t v;
 
@@ -79,6 +128,11 @@ static uint64_t field(const char *file, const char *key)
 	v = strtoull(p + strlen(pat), NULL, 10);
 	free(s);
 	return v;
+}
+
+static uint64_t field(const char *file, const char *key)
+{
+	return field_of(&mnt, file, key);
 }
 
 struct counts {
@@ -350,7 +404,7 @@ Test(uring, fadvise_willneed_is_exact)
 	free(vec);
 }
 
-Test(uring, delays_and_errors_reach_the_reader)
+static void delays_and_errors(void)
 {
 	struct counts before;
 	struct tfs_log log;
@@ -391,6 +445,11 @@ Test(uring, delays_and_errors_reach_the_reader)
 	close(fd);
 }
 
+Test(uring, delays_and_errors_reach_the_reader)
+{
+	delays_and_errors();
+}
+
 Test(uring_input, bad_transport_exits_2, .timeout = 30)
 {
 	const char *const argv[] = { harness_bin(), "--transport", "foo",
@@ -423,8 +482,10 @@ static struct tfs_mount held_mnt;
 
 struct held_reader {
 	pthread_t th;
+	struct tfs_mount *m;
 	const char *name;
 	int cpu;
+	uint64_t off;
 	ssize_t got;
 	int err;
 	char buf[PAGE];
@@ -440,22 +501,21 @@ static void *held_main(void *arg)
 	CPU_SET(r->cpu, &set);
 	/* The kernel queues a request on the ring of its task's CPU. */
 	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-	fd = open(harness_path(&held_mnt, r->name), O_RDONLY | O_CLOEXEC);
+	fd = open(harness_path(r->m, r->name), O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		r->err = errno;
 		return NULL;
 	}
-	r->got = pread(fd, r->buf, PAGE, 0);
+	r->got = pread(fd, r->buf, PAGE, (off_t)r->off);
 	if (r->got < 0)
 		r->err = errno;
 	close(fd);
 	return NULL;
 }
 
-static size_t held_now(void)
+static size_t held_now(struct tfs_mount *m)
 {
-	char *s = harness_read_file(harness_path(&held_mnt, ".testfs/stats"),
-				    NULL);
+	char *s = harness_read_file(harness_path(m, ".testfs/stats"), NULL);
 	const char *p = strstr(s, "\"held\":["), *end;
 	size_t n = 0;
 
@@ -466,6 +526,33 @@ static size_t held_now(void)
 		n++;
 	free(s);
 	return n;
+}
+
+/* Starts @n readers (held until resumed) and waits until all are held. */
+static void hold(struct held_reader *r, unsigned n)
+{
+	unsigned i, tries;
+
+	for (i = 0; i < n; i++)
+		cr_assert_eq(pthread_create(&r[i].th, NULL, held_main, &r[i]),
+			     0);
+	/* A guard against a hang, not a time bound: held within ms. */
+	for (tries = 0; held_now(r[0].m) < n && tries < 30000; tries++)
+		usleep(1000);
+	cr_assert_eq(held_now(r[0].m), n);
+}
+
+/* Joins the @n readers: each got its page, and the right data. */
+static void held_done(struct held_reader *r, unsigned n)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		pthread_join(r[i].th, NULL);
+		cr_assert_eq(r[i].got, (ssize_t)PAGE, "%s at %" PRIu64 ": %s",
+			     r[i].name, r[i].off, strerror(r[i].err));
+		verify(r[i].name, r[i].off, r[i].buf, PAGE);
+	}
 }
 
 /* On a failure too: the daemon answers the held reads, the test ends. */
@@ -482,23 +569,169 @@ Test(uring_stop, sigterm_answers_held_reads_on_every_queue)
 		"--transport", "uring",	  "--file",  "a.bin:1M", "--file",
 		"b.bin:1M",    "--pause", "pages=0", NULL,
 	};
-	struct held_reader r[2] = { { .name = "a.bin", .cpu = 0 },
-				    { .name = "b.bin", .cpu = 1 } };
-	unsigned i, n = sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 2 : 1, tries;
+	struct held_reader r[2] = {
+		{ .m = &held_mnt, .name = "a.bin", .cpu = 0 },
+		{ .m = &held_mnt, .name = "b.bin", .cpu = 1 }
+	};
+	unsigned n = sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 2 : 1;
 
 	harness_start(&held_mnt, args);
-	for (i = 0; i < n; i++)
-		cr_assert_eq(pthread_create(&r[i].th, NULL, held_main, &r[i]),
-			     0);
-	/* A guard against a hang, not a time bound: held within ms. */
-	for (tries = 0; held_now() < n && tries < 5000; tries++)
-		usleep(1000);
-	cr_assert_eq(held_now(), n);
+	hold(r, n);
 	cr_assert_eq(harness_stop(&held_mnt), 0);
-	for (i = 0; i < n; i++) {
-		pthread_join(r[i].th, NULL);
-		cr_assert_eq(r[i].got, (ssize_t)PAGE, "%s: %s", r[i].name,
-			     strerror(r[i].err));
-		verify(r[i].name, 0, r[i].buf, PAGE);
+	held_done(r, n);
+}
+
+/* --threads 4 over the ring: the threads per queue, named. */
+Test(uring_threads, config_shows_the_threads)
+{
+	char path[320], comm[32], *cfg;
+	uint64_t nq, per;
+	unsigned named = 0;
+	struct dirent *de;
+	DIR *d;
+	FILE *f;
+
+	cfg = harness_read_file(harness_path(&mnt, ".testfs/config"), NULL);
+	cr_assert(strstr(cfg, "\"threads\":4,"), "%s", cfg);
+	cr_assert(!strstr(cfg, "CMD_REGISTER failed"), "%s", cfg);
+	free(cfg);
+	if (!ring) {
+		cr_assert_eq(field(".testfs/config", "uring_threads"), 0);
+		return;
 	}
+	nq = field(".testfs/config", "uring_queues");
+	per = field(".testfs/config", "uring_threads");
+	cr_assert_geq(nq, 1);
+	cr_assert_eq(per, nq >= 4 ? 1 : (4 + nq - 1) / nq);
+	/* 32 for a queue's only thread, 4 per thread for several. */
+	cr_assert_eq(field(".testfs/config", "uring_entries"),
+		     per == 1 ? 32 : 4 * per);
+	/* Each thread names itself testfs-uqQ.I. */
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)mnt.pid);
+	d = opendir(path);
+	cr_assert(d, "%s: %s", path, strerror(errno));
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/comm",
+			 (int)mnt.pid, de->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (fgets(comm, sizeof(comm), f) &&
+		    !strncmp(comm, "testfs-uq", 9))
+			named++;
+		fclose(f);
+	}
+	closedir(d);
+	cr_assert_eq(named, nq * per, "%u ring threads, expected %" PRIu64,
+		     named, nq * per);
+}
+
+/* 8 readers on each CPU: every thread of every queue takes requests. */
+Test(uring_threads, readers_on_every_queue_4k_in_kernel_order)
+{
+	read_on_every_cpu(PAGE, 8);
+}
+
+Test(uring_threads, readers_on_every_queue_1m_in_kernel_order)
+{
+	read_on_every_cpu(1u << 20, 4);
+}
+
+/* Positions are handed out once each: no record lost, none pending. */
+Test(uring_threads, log_is_gapless)
+{
+	struct tfs_log log;
+	size_t i;
+
+	read_on_every_cpu(PAGE, 8);
+	harness_log(&mnt, &log);
+	cr_assert_eq(log.lost, 0);
+	cr_assert_gt(log.count, 0);
+	for (i = 1; i < log.count; i++)
+		cr_assert_eq(log.recs[i].seq, log.recs[i - 1].seq + 1,
+			     "seq %" PRIu64 " follows %" PRIu64,
+			     log.recs[i].seq, log.recs[i - 1].seq);
+	harness_log_free(&log);
+}
+
+Test(uring_threads, delays_and_errors_reach_the_reader)
+{
+	delays_and_errors();
+}
+
+/*
+ * More reads held at once on one queue than one of its threads has
+ * entries (4 each), all but 2 of the queue's: the kernel hands the rest
+ * to the queue's other threads. The 2 left take this test's own requests
+ * (stats, resume) when it runs on that CPU: a queue whose entries all
+ * hold a reply takes no new request. All are answered at `resume` (or
+ * SIGTERM), the log exact and in the kernel's order. Over /dev/fuse (no
+ * ring) 6.
+ */
+#define HELD_MAX 32 /* held.bin's MiB: one reader per MiB */
+
+static unsigned fill_held(struct tfs_mount *m, struct held_reader *r)
+{
+	uint64_t n = field_of(m, ".testfs/config", "uring_entries");
+	unsigned i;
+
+	if (!n)
+		n = 8;
+	n -= 2;
+	cr_assert_leq(n, HELD_MAX);
+	for (i = 0; i < n; i++)
+		r[i] = (struct held_reader){ .m = m,
+					     .name = "held.bin",
+					     .cpu = 0,
+					     .off = (uint64_t)i << 20 };
+	return (unsigned)n;
+}
+
+Test(uring_threads, held_reads_on_every_thread_of_a_queue)
+{
+	struct held_reader *r = calloc(HELD_MAX, sizeof(*r));
+	struct counts before;
+	unsigned n;
+
+	cr_assert(r);
+	cold("held.bin");
+	before = reads_now();
+	n = fill_held(&mnt, r);
+	hold(r, n);
+	cr_assert_eq(harness_ctl(&mnt, "resume"), 0);
+	held_done(r, n);
+	free(r);
+	check_phase("held.bin", 8192, before);
+}
+
+/* The same held reads, answered by one SIGTERM: exit 0, no hang. */
+TestSuite(uring_threads_stop, .fini = stop_held, .timeout = 60);
+
+Test(uring_threads_stop, sigterm_answers_held_reads_on_every_thread)
+{
+	static const char *const args[] = {
+		"--transport",
+		"uring",
+		"--threads",
+		"4",
+		"--max-background",
+		"64",
+		"--file",
+		"held.bin:32M",
+		"--pause",
+		"file=held.bin",
+		NULL,
+	};
+	struct held_reader *r = calloc(HELD_MAX, sizeof(*r));
+	unsigned n;
+
+	cr_assert(r);
+	harness_start(&held_mnt, args);
+	n = fill_held(&held_mnt, r);
+	hold(r, n);
+	cr_assert_eq(harness_stop(&held_mnt), 0);
+	held_done(r, n);
+	free(r);
 }

@@ -53,7 +53,8 @@ struct uring_transport;
 struct testfs_transport {
 	bool uring;	  /* serving over FUSE over io_uring */
 	unsigned queues;  /* ring queues (possible CPUs), 0 without */
-	unsigned entries; /* ring entries per queue */
+	unsigned threads; /* threads (rings) per queue, 0 without */
+	unsigned entries; /* ring entries per queue (all its threads) */
 	char note[320];	  /* why uring is not used, or what testfs did */
 	struct uring_transport *ring; /* NULL without --transport uring */
 	/* Where the reply to the request this thread is serving can be

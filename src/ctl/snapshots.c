@@ -249,11 +249,11 @@ static void render_transport_config(struct testfs *t, struct strbuf *sb)
 
 	strbuf_addf(sb,
 		    "\"transport\":\"%s\",\"transport_requested\":\"%s\","
-		    "\"uring_queues\":%u,\"uring_entries\":%u,"
-		    "\"transport_note\":",
+		    "\"uring_queues\":%u,\"uring_threads\":%u,"
+		    "\"uring_entries\":%u,\"transport_note\":",
 		    tr->uring ? "uring" : "dev",
 		    t->opts->transport == OPT_TRANSPORT_URING ? "uring" : "dev",
-		    tr->queues, tr->entries);
+		    tr->queues, tr->threads, tr->entries);
 	if (tr->note[0])
 		json_add_cstring(sb, tr->note);
 	else

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * FUSE over io_uring (--transport uring): the kernel's ring queues, one
- * per possible CPU, each served by a thread with its own io_uring
- * (128-byte SQEs) and URING_ENTRIES ring entries. The thread runs on its
- * queue's CPU while other queues take requests too, and on the other CPUs
- * while its queue is the only one (queue_main()).
+ * per possible CPU, each served by ceil(--threads / queues) threads, each
+ * with its own io_uring (128-byte SQEs) and its share of the queue's
+ * URING_ENTRIES ring entries, registered for the queue's qid
+ * (loop_uring_int.h, loop_uring_ring.c). A thread runs on its queue's
+ * CPU while other queues take requests too, and on the other CPUs while
+ * its queue is the only one (uring_ring_main()).
  *
  * A request taken from an entry is put back together as /dev/fuse would
  * have delivered it (fuse_in_header, the opcode's argument, the payload)
@@ -13,10 +15,11 @@
  * uring_transport_reply() through the session's custom writev
  * (daemon/transport.c), which copies it into the entry's buffers and
  * commits it with FUSE_IO_URING_CMD_COMMIT_AND_FETCH: the same SQE asks
- * for the entry's next request. Every SQE of a queue is submitted by its
- * thread (the kernel runs an entry's work in the task that submitted it):
- * a reply sent from another thread (the delay queue) is put on the
- * queue's list and its thread woken through an eventfd.
+ * for the entry's next request. Every SQE of an entry is submitted by
+ * the thread that registered it (the kernel runs an entry's work in the
+ * task that submitted it, and hands its next request to the ring the
+ * commit came from): a reply sent from another thread (the delay queue)
+ * is put on that thread's list and the thread woken through an eventfd.
  *
  * An entry whose reply is delayed or held takes no new request until it
  * is answered; URING_ENTRIES is that many concurrent requests per CPU.
@@ -31,20 +34,31 @@
 #include "testfs_core.h"
 
 /*
- * Entries per queue. Each has a 1 MiB payload buffer, address space paid
- * for as used (the kernel hands the most recently used entry the next
- * request, so a sequential reader touches few). 32 covers the kernel's
+ * Entries per queue with one thread per queue. Each has a 1 MiB payload buffer,
+ * address space paid for as used (the kernel hands the most recently used entry
+ * the next request, so a sequential reader touches few). 32 covers the kernel's
  * default max_background (12) plus synchronous readers with room for
  * delayed replies; more concurrent requests on one CPU wait in the
  * kernel's queue for an entry.
  */
 #define URING_ENTRIES 32
 
+/*
+ * Entries per thread when a queue has several (--threads N above the
+ * number of queues): few, so that the queue's next thread takes requests
+ * as soon as the first one's wait (loop_uring.c, ring_entries()).
+ */
+#define URING_THREAD_ENTRIES 4
+
+/* Threads per queue at most. */
+#define URING_MAX_QUEUE_THREADS 32
+
 struct uring_transport;
 
 /*
- * Before mounting: one ring, the entries' buffers and a thread per
- * queue, the threads waiting for uring_transport_go(). @payload is the
+ * Before mounting: for every queue ceil(t->threads / queues) rings (at
+ * most URING_ENTRIES), each with its entries' buffers and a thread, the
+ * threads waiting for uring_transport_go(). @payload is the
  * payload buffer size (at least the kernel's max_pages * page size).
  * Returns 0 or a negative errno, with the reason in @why.
  */
@@ -62,8 +76,10 @@ unsigned uring_possible_cpus(void);
 void uring_transport_go(struct uring_transport *u, int fd, bool go);
 
 /*
- * Waits until every queue has registered its entries or failed. True if
- * every queue has entries (the ring serves); @why says otherwise.
+ * Waits until every thread has registered its entries or failed. True if
+ * every queue has entries (the ring serves); @why says why not, or
+ * (empty when all went well) which thread's entries the kernel refused
+ * while the queue's other threads serve.
  */
 bool uring_transport_settle(struct uring_transport *u, char *why,
 			    size_t whylen);
@@ -94,5 +110,11 @@ void uring_transport_quiesce(struct uring_transport *u);
 void uring_transport_stop(struct uring_transport *u);
 
 unsigned uring_transport_queues(const struct uring_transport *u);
+
+/* Threads (rings) per queue; 0 for NULL. */
+unsigned uring_transport_threads(const struct uring_transport *u);
+
+/* Entries per queue, all its threads'; 0 for NULL. */
+unsigned uring_transport_entries(const struct uring_transport *u);
 
 #endif

@@ -214,7 +214,13 @@ static void *ready_main(void *arg)
 			 ", %u request thread%s", t->threads,
 			 t->threads == 1 ? "" : "s");
 	pthread_mutex_lock(&t->ctl_lock);
-	if (t->transport.uring)
+	if (t->transport.uring && t->transport.threads > 1)
+		snprintf(
+			line + strlen(line), sizeof(line) - strlen(line),
+			", FUSE over io_uring: %u queues x %u threads x %u entries",
+			t->transport.queues, t->transport.threads,
+			t->transport.entries / t->transport.threads);
+	else if (t->transport.uring)
 		snprintf(line + strlen(line), sizeof(line) - strlen(line),
 			 ", FUSE over io_uring: %u queues x %u entries",
 			 t->transport.queues, t->transport.entries);
@@ -314,9 +320,12 @@ int serve(struct testfs *t)
 	/* The threads that take requests, each in its own order. */
 	log_order_set_receivers(
 		t->order,
-		t->threads + (t->transport.ring ? uring_transport_queues(
-							  t->transport.ring)
-						: 0));
+		t->threads +
+			(t->transport.ring
+				 ? uring_transport_queues(t->transport.ring) *
+					   uring_transport_threads(
+						   t->transport.ring)
+				 : 0));
 	if (t->writer)
 		log_writer_set_sync(t->writer, writer_sync, t);
 	/* Over /dev/fuse, auto_unmount is enough (daemon/mount_guard.h). */

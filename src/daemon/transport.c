@@ -183,13 +183,20 @@ void transport_settle(struct testfs *t)
 	pthread_mutex_lock(&t->ctl_lock);
 	t->transport.uring = ok;
 	t->transport.queues = ok ? uring_transport_queues(u) : 0;
-	t->transport.entries = ok ? URING_ENTRIES : 0;
+	t->transport.threads = ok ? uring_transport_threads(u) : 0;
+	t->transport.entries = ok ? uring_transport_entries(u) : 0;
 	if (!ok)
 		snprintf(t->transport.note, sizeof(t->transport.note), "%s",
 			 why);
+	else if (why[0]) /* after what enable_uring() said, if anything */
+		snprintf(t->transport.note + strlen(t->transport.note),
+			 sizeof(t->transport.note) - strlen(t->transport.note),
+			 "%s%s", t->transport.note[0] ? "; " : "", why);
 	pthread_mutex_unlock(&t->ctl_lock);
 	if (!ok)
 		startup_warn("--transport uring: serving /dev/fuse: %s", why);
+	else if (why[0])
+		startup_warn("--transport uring: %s", why);
 }
 
 void transport_quiesce(struct testfs *t)
