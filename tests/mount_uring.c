@@ -73,17 +73,16 @@ static void start(void)
 /*
  * --threads 4: several threads per queue. max-background 64 lets the
  * kernel send up to HELD_MAX background reads at once (12 by default),
- * and held.bin's reads wait for `resume`.
+ * and held.bin's reads wait for `resume` (fill_held()).
  */
+#define THREADS_ARGS                                                           \
+	"--transport", "uring", "--threads", "4", "--max-background", "64",    \
+		"--file", "held.bin:32M", "--pause", "file=held.bin"
+
 static void start_threads(void)
 {
 	static const char *const args[] = {
-		"--transport",
-		"uring",
-		"--threads",
-		"4",
-		"--max-background",
-		"64",
+		THREADS_ARGS,
 		"--ra-kb",
 		"128",
 		"--file",
@@ -92,14 +91,10 @@ static void start_threads(void)
 		"slow.bin:1M",
 		"--file",
 		"bad.bin:64K",
-		"--file",
-		"held.bin:32M",
 		"--rule",
 		"file=slow.bin,latency=fixed:5ms",
 		"--error",
 		"file=bad.bin,pages=0-0,errno=EIO",
-		"--pause",
-		"file=held.bin",
 		NULL,
 	};
 
@@ -711,19 +706,7 @@ TestSuite(uring_threads_stop, .fini = stop_held, .timeout = 60);
 
 Test(uring_threads_stop, sigterm_answers_held_reads_on_every_thread)
 {
-	static const char *const args[] = {
-		"--transport",
-		"uring",
-		"--threads",
-		"4",
-		"--max-background",
-		"64",
-		"--file",
-		"held.bin:32M",
-		"--pause",
-		"file=held.bin",
-		NULL,
-	};
+	static const char *const args[] = { THREADS_ARGS, NULL };
 	struct held_reader *r = calloc(HELD_MAX, sizeof(*r));
 	unsigned n;
 

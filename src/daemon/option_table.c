@@ -60,14 +60,18 @@ static const struct opt_desc opt_table[] = {
 	  "answer in parallel; every read is logged in the kernel's order "
 	  "(its FUSE unique), as with one thread. Default 1 (one request "
 	  "at a time: readahead timing stays deterministic); 4 is 2-4x "
-	  "faster for 4 and 16 readers (docs/benchmarks.md). With --transport uring they serve what /dev/fuse still "
-	  "carries (INIT, FORGET, INTERRUPT; everything after a fallback)" },
+	  "faster for 4 and 16 readers (docs/benchmarks.md). With --transport uring, "
+	  "ceil(N / queues) threads serve each ring queue (at most 32), each "
+	  "with its own io_uring and 4 entries when there are several; the "
+	  "/dev/fuse threads then serve what it still carries (INIT, FORGET, "
+	  "INTERRUPT; everything after a fallback)" },
 	{ "transport", 0, OPT_TRANSPORT, true, true, SEC_KNOBS, "dev|uring",
 	  "how requests reach testfs: dev reads /dev/fuse; uring takes them "
 	  "over FUSE over io_uring (Linux 6.14+), one queue per possible CPU, "
-	  "each with its own ring, 32 entries and a thread, pinned to that "
-	  "CPU while other queues take requests too and to the other CPUs "
-	  "while its queue is the only one (one reader). "
+	  "each with its own ring, 32 entries and a thread (with --threads N: "
+	  "ceil(N / queues) threads, each with its own ring and 4 entries), "
+	  "pinned to that CPU while other queues take requests too and to "
+	  "the other CPUs while its queue is the only one (one reader). "
 	  "As root, testfs sets /sys/module/fuse/parameters/enable_uring to Y "
 	  "if it is N. Where the kernel cannot, testfs says why and serves "
 	  "/dev/fuse (.testfs/config: transport, transport_note). Default "
