@@ -47,23 +47,6 @@ unsigned uring_transport_queues(const struct uring_transport *u)
 	return u ? u->nq : 0;
 }
 
-void uring_ring_report(struct uring_ring *r, int err)
-{
-	struct uring_transport *u = r->q->u;
-
-	pthread_mutex_lock(&u->lock);
-	u->reported++;
-	r->registered = r->live > 0;
-	u->ready += r->registered;
-	if (err && !u->err) {
-		u->err = err;
-		u->err_qid = r->q->qid;
-		u->err_ring = r->idx;
-	}
-	pthread_cond_broadcast(&u->cond);
-	pthread_mutex_unlock(&u->lock);
-}
-
 /*
  * Threads per queue for --threads N: ceil(N / queues), at least one and
  * at most URING_MAX_QUEUE_THREADS.
@@ -90,7 +73,8 @@ static unsigned rings_per_queue(unsigned threads, unsigned nq)
  * max_background, 12, keeps fewer reads in flight); with 4 each, both
  * threads of each queue served (docs/benchmarks.md, "Several threads per
  * queue"). A queue then holds 4 entries per thread: a delayed or held
- * reply keeps its entry, so that many of a CPU's requests wait at once.
+ * reply keeps its entry, so at most that many of a CPU's requests wait in
+ * testfs at once (the rest wait in the kernel).
  */
 static unsigned ring_entries(unsigned per_queue)
 {

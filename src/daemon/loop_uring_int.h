@@ -98,8 +98,4 @@ void uring_ring_free(struct uring_ring *r);
 /* The ring's thread: registers its entries once the gate opens. */
 void *uring_ring_main(void *arg);
 
-/* loop_uring.c: the ring registered what it could (@err: the first
- * refusal, 0 if none). */
-void uring_ring_report(struct uring_ring *r, int err);
-
 #endif

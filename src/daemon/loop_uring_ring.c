@@ -246,6 +246,25 @@ static void drain(struct uring_ring *r, int *first_err)
 	}
 }
 
+/* The ring registered what it could (@err: the first refusal, 0 if none):
+ * uring_transport_settle() waits for every ring's report. */
+static void report(struct uring_ring *r, int err)
+{
+	struct uring_transport *u = r->q->u;
+
+	pthread_mutex_lock(&u->lock);
+	u->reported++;
+	r->registered = r->live > 0;
+	u->ready += r->registered;
+	if (err && !u->err) {
+		u->err = err;
+		u->err_qid = r->q->qid;
+		u->err_ring = r->idx;
+	}
+	pthread_cond_broadcast(&u->cond);
+	pthread_mutex_unlock(&u->lock);
+}
+
 /* Pins the thread to its queue's CPU, or (@away) to every other one. */
 static bool pin(struct uring_ring *r, bool away)
 {
@@ -342,13 +361,13 @@ void *uring_ring_main(void *arg)
 	ret = io_uring_submit(&r->ring);
 	if (ret < 0) {
 		r->live = 0;
-		uring_ring_report(r, ret);
+		report(r, ret);
 		return NULL;
 	}
 	/* A REGISTER the kernel refuses has completed when submit returns;
 	 * one it takes completes when a request arrives. */
 	drain(r, &err);
-	uring_ring_report(r, err);
+	report(r, err);
 	/*
 	 * The thread waits in read(2) on the eventfd, not in io_uring_enter:
 	 * valgrind holds its lock across a system call it does not expect to
