@@ -176,7 +176,8 @@ static unsigned queues_without_entries(struct uring_transport *u)
 	return n;
 }
 
-bool uring_transport_settle(struct uring_transport *u, char *why, size_t whylen)
+bool uring_transport_settle(struct uring_transport *u,
+			    struct uring_shape *shape, char *why, size_t whylen)
 {
 	unsigned rings = u->nq * u->per_queue, missing;
 	struct timespec ts;
@@ -200,6 +201,9 @@ bool uring_transport_settle(struct uring_transport *u, char *why, size_t whylen)
 			  ? queues_without_entries(u)
 			  : u->nq;
 	ok = u->gate == 1 && u->reported == rings && !missing;
+	shape->queues = ok ? u->nq : 0;
+	shape->threads = ok ? u->per_queue : 0;
+	shape->entries = ok ? u->per_queue * u->ring_ents : 0;
 	if (u->gate != 1)
 		snprintf(
 			why, whylen,
@@ -265,9 +269,4 @@ void uring_transport_stop(struct uring_transport *u)
 unsigned uring_transport_threads(const struct uring_transport *u)
 {
 	return u ? u->per_queue : 0;
-}
-
-unsigned uring_transport_entries(const struct uring_transport *u)
-{
-	return u ? u->per_queue * u->ring_ents : 0;
 }

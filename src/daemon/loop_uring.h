@@ -75,13 +75,23 @@ unsigned uring_possible_cpus(void);
  */
 void uring_transport_go(struct uring_transport *u, int fd, bool go);
 
+/* What serves, as uring_transport_settle() found it. */
+struct uring_shape {
+	unsigned queues;
+	unsigned threads; /* per queue */
+	unsigned entries; /* per queue, all its threads' */
+};
+
 /*
  * Waits until every thread has registered its entries or failed. True if
- * every queue has entries (the ring serves); @why says why not, or
- * (empty when all went well) which thread's entries the kernel refused
- * while the queue's other threads serve.
+ * every queue has entries (the ring serves; @shape says how); @why says
+ * why not, or (empty when all went well) which thread's entries the
+ * kernel refused while the queue's other threads serve. Read under the
+ * transport's lock, so a thread other than the one that stops the
+ * transport may call it.
  */
-bool uring_transport_settle(struct uring_transport *u, char *why,
+bool uring_transport_settle(struct uring_transport *u,
+			    struct uring_shape *shape, char *why,
 			    size_t whylen);
 
 /*
@@ -113,8 +123,5 @@ unsigned uring_transport_queues(const struct uring_transport *u);
 
 /* Threads (rings) per queue; 0 for NULL. */
 unsigned uring_transport_threads(const struct uring_transport *u);
-
-/* Entries per queue, all its threads'; 0 for NULL. */
-unsigned uring_transport_entries(const struct uring_transport *u);
 
 #endif

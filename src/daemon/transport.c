@@ -170,6 +170,7 @@ int transport_install(struct testfs *t)
 void transport_settle(struct testfs *t)
 {
 	struct uring_transport *u = t->transport.ring;
+	struct uring_shape shape;
 	char why[256];
 	bool ok;
 
@@ -179,12 +180,12 @@ void transport_settle(struct testfs *t)
 				     t->transport.note);
 		return;
 	}
-	ok = uring_transport_settle(u, why, sizeof(why));
+	ok = uring_transport_settle(u, &shape, why, sizeof(why));
 	pthread_mutex_lock(&t->ctl_lock);
 	t->transport.uring = ok;
-	t->transport.queues = ok ? uring_transport_queues(u) : 0;
-	t->transport.threads = ok ? uring_transport_threads(u) : 0;
-	t->transport.entries = ok ? uring_transport_entries(u) : 0;
+	t->transport.queues = shape.queues;
+	t->transport.threads = shape.threads;
+	t->transport.entries = shape.entries;
 	if (!ok)
 		snprintf(t->transport.note, sizeof(t->transport.note), "%s",
 			 why);
