@@ -68,20 +68,6 @@ static void cold(const char *name)
 }
 
 /*
- * Called by the harness after it has looked at the cache, so the
- * recording is stopped at the first call: it then covers every eviction
- * up to that look.
- */
-static bool evicted(uint64_t page, uint64_t after_ns, uint64_t before_ns,
-		    void *arg)
-{
-	struct ra_evictions *e = arg;
-
-	ra_evictions_stop(e);
-	return e->complete && ra_evicted_between(e, page, after_ns, before_ns);
-}
-
-/*
  * harness_assert_log_matches_cache() that lets reclaim take pages: a page
  * evicted after a fetch may be fetched again or be missing from the
  * cache. 16 readers with a slow (sanitizer-built) daemon leave pages read
@@ -95,7 +81,7 @@ static size_t check_fetched(const char *name, size_t npages)
 	size_t fetched;
 
 	fetched = harness_assert_log_matches_cache_evicting(
-		&mnt, name, npages, evicted, &evictions);
+		&mnt, name, npages, ra_evicted_fn, &evictions);
 	/* The threads took the requests at once; the log has the kernel's
 	 * order all the same. */
 	harness_log(&mnt, &log);

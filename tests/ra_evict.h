@@ -226,6 +226,21 @@ static inline bool ra_evicted_between(const struct ra_evictions *e,
 }
 
 /*
+ * harness_evicted_fn (tests/mount_harness.h) on a struct ra_evictions
+ * @arg: the harness calls it after it has looked at the cache, so the
+ * recording is stopped at the first call and covers every eviction up to
+ * that look. False when the recording is not complete.
+ */
+static inline bool ra_evicted_fn(uint64_t page, uint64_t after_ns,
+				 uint64_t before_ns, void *arg)
+{
+	struct ra_evictions *e = arg;
+
+	ra_evictions_stop(e);
+	return e->complete && ra_evicted_between(e, page, after_ns, before_ns);
+}
+
+/*
  * The pages of @name fetched more than once with no eviction between two
  * of their fetches, into @out (emptied first). A fetch puts the page in
  * the cache before the request reaches the daemon, and a locked page under
