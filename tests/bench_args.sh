@@ -2,10 +2,11 @@
 # Bad command lines of the benchmark programs: each gets a message on
 # stderr and exit status 2, quickly; --help exits 0. The mountpoint does
 # not exist, so a command line taken by mistake fails without a mount.
-#   bench_args.sh MINIMAL_SERVER CONCURRENCY
+#   bench_args.sh MINIMAL_SERVER CONCURRENCY COLD_READERS_SH
 set -u
 minimal=$1
 concurrency=$2
+cold_readers=$3
 failed=0
 mp=/nonexistent/mnt
 
@@ -41,5 +42,13 @@ for args in "--rounds" "--rounds 0" "--rounds 32" "--rounds x" \
 	"--bogus" "extra"; do
 	# shellcheck disable=SC2086
 	expect 2 "$concurrency" $args
+done
+
+expect 0 bash "$cold_readers" --help
+for args in "--rounds" "--rounds 0" "--rounds 100" "--rounds x" \
+	"--size 8" "--size 18" "--size 99999999999" "--ra-kb 2" \
+	"--threads 1" "--threads 257" "--bogus" "extra"; do
+	# shellcheck disable=SC2086
+	expect 2 bash "$cold_readers" $args
 done
 exit $failed
