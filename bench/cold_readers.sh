@@ -18,7 +18,7 @@
 # multi-threaded loop). Every round (N, default 15) runs every cell (1
 # and 4 readers, dd bs=1M and bs=4K; each reader a dd process reading its
 # own equal part of the file) on every server, cold (posix_fadvise
-# DONTNEED through dd iflag=nocache, checked with fincore(1)), the
+# DONTNEED through dd iflag=nocache, until fincore(1) counts no page), the
 # servers in an order reversed every other round. A run's MB/s is the
 # file's size (10^6 bytes) over the wall time from the first reader's
 # start to the last one's end.
@@ -31,12 +31,14 @@
 # Needs root (read_ahead_kb, dropping pages). Every mount is unmounted on
 # every exit; a reader that runs over 120 s ends the run.
 set -euo pipefail
+BENCH=cold_readers.sh
+# shellcheck source=bench/bench_lib.sh
+. "$(dirname "$0")/bench_lib.sh"
 
 rounds=15 size=512 ra=1024 threads=4
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--rounds|--size|--ra-kb|--threads) [ $# -ge 2 ] || {
-		echo "cold_readers.sh: $1 wants a value" >&2; exit 2; } ;;
+	--rounds|--size|--ra-kb|--threads) bench_value "$1" $# ;;
 	esac
 	case "$1" in
 	--rounds) rounds=$2; shift 2 ;;
@@ -44,17 +46,17 @@ while [ $# -gt 0 ]; do
 	--ra-kb) ra=$2; shift 2 ;;
 	--threads) threads=$2; shift 2 ;;
 	-h|--help) sed -n '4,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-	*) echo "cold_readers.sh: unknown argument '$1' (see --help)" >&2
+	*) bench_say "unknown argument '$1' (see --help)"
 	   exit 2 ;;
 	esac
 done
 num() { # $1 name, $2 value, $3 min, $4 max
 	case "$2" in ''|*[!0-9]*)
-		echo "cold_readers.sh: $1 wants a number ($3..$4)" >&2
+		bench_say "$1 wants a number ($3..$4)"
 		exit 2 ;;
 	esac
 	if [ ${#2} -gt 9 ] || [ "$2" -lt "$3" ] || [ "$2" -gt "$4" ]; then
-		echo "cold_readers.sh: $1 $2 is out of range ($3..$4)" >&2
+		bench_say "$1 $2 is out of range ($3..$4)"
 		exit 2
 	fi
 }
@@ -63,82 +65,38 @@ num --size "$size" 16 65536
 num --ra-kb "$ra" 4 65536
 num --threads "$threads" 2 256
 if [ $((size % 4)) != 0 ]; then
-	echo "cold_readers.sh: --size $size: a multiple of 4 MiB, please" >&2
+	bench_say "--size $size: a multiple of 4 MiB, please"
 	exit 2
 fi
 here=$(dirname "$0")
 testfs=${TESTFS_BIN:-$here/../build/src/testfs}
 minimal=${MINIMAL_SERVER:-$here/../build/bench/minimal_server}
-if [ "$(id -u)" != 0 ]; then
-	echo "cold_readers.sh: needs root (read_ahead_kb, dropping pages)" >&2
-	exit 77
-fi
-for t in dd fincore timeout mountpoint; do
-	command -v $t >/dev/null ||
-		{ echo "cold_readers.sh: needs $t" >&2; exit 1; }
-done
+bench_needs "read_ahead_kb, dropping pages" dd fincore timeout mountpoint
 for b in "$testfs" "$minimal"; do
-	[ -x "$b" ] || { echo "cold_readers.sh: $b: not executable" \
-			      "(build first: meson compile -C build)" >&2
+	[ -x "$b" ] || { bench_say "$b: not executable" \
+				   "(build first: meson compile -C build)"
 			 exit 1; }
 done
 
-work=$(mktemp -d /tmp/cold_readers.XXXXXX)
+bench_start_work
 names=("testfs" "testfs --threads $threads" "minimal 1 thread"
        "minimal $threads threads")
-pids=() dirs=()
-cleanup() {
-	local i
-	for i in "${!dirs[@]}"; do
-		umount "${dirs[$i]}" 2>/dev/null ||
-			umount -l "${dirs[$i]}" 2>/dev/null || true
-		kill "${pids[$i]}" 2>/dev/null || true
-	done
-	wait 2>/dev/null || true
-	rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
-
-start() { # $1 index, then the command
-	local i=$1 d=$work/m$1
-	shift
-	mkdir "$d"
-	"$@" "$d" 2>"$work/err$i" &
-	pids[i]=$! dirs[i]=$d
-}
-start 0 "$testfs" -f -q --file "big.bin:${size}M:zero" --ra-kb "$ra" \
+bench_mount 0 "$testfs" -f -q --file "big.bin:${size}M:zero" --ra-kb "$ra" \
 	--log "$work/log0.jsonl" --watch-pid $$
-start 1 "$testfs" -f -q --threads "$threads" --file "big.bin:${size}M:zero" \
+bench_mount 1 "$testfs" -f -q --threads "$threads" --file "big.bin:${size}M:zero" \
 	--ra-kb "$ra" --log "$work/log1.jsonl" --watch-pid $$
-start 2 "$minimal" -f --size "${size}M"
-start 3 "$minimal" -f --size "${size}M" --threads "$threads"
+bench_mount 2 "$minimal" -f --size "${size}M"
+bench_mount 3 "$minimal" -f --size "${size}M" --threads "$threads"
+dirs=("${bench_dirs[@]}")
 files=("${dirs[0]}/big.bin" "${dirs[1]}/big.bin" "${dirs[2]}/zero.bin"
        "${dirs[3]}/zero.bin")
 for i in 0 1 2 3; do
-	for _ in $(seq 100); do
-		[ -e "${files[$i]}" ] && break
-		sleep 0.1
-	done
-	[ -e "${files[$i]}" ] || {
-		echo "cold_readers.sh: ${names[$i]} did not mount:" >&2
-		cat "$work/err$i" >&2; exit 1; }
+	bench_wait_for "$i" "${files[$i]}" "${names[$i]}"
 done
 # testfs sets its own (--ra-kb); the minimal server keeps the kernel's.
 for i in 2 3; do
 	echo "$ra" >"/sys/class/bdi/$(mountpoint -d "${dirs[$i]}")/read_ahead_kb"
 done
-
-cold() { # drops the file's pages and checks that none is left
-	local n
-	for _ in 1 2 3; do
-		dd if="$1" iflag=nocache count=0 status=none
-		n=$(fincore -n -b -o RES "$1" | tr -d ' ')
-		[ "$n" = 0 ] && return 0
-	done
-	echo "cold_readers.sh: $1: $n bytes still cached" >&2
-	exit 1
-}
 
 now_ns() { date +%s%N; }
 
@@ -156,7 +114,7 @@ for r in $(seq "$rounds"); do
 			count=$share
 			[ $bs = 4K ] && count=$((share * 256))
 			for i in $order; do
-				cold "${files[$i]}"
+				bench_cold "${files[$i]}"
 				rp=()
 				t0=$(now_ns)
 				for k in $(seq 0 $((n - 1))); do
@@ -166,8 +124,8 @@ for r in $(seq "$rounds"); do
 					rp+=($!)
 				done
 				for p in "${rp[@]}"; do
-					wait "$p" || { echo "cold_readers.sh:" \
-						"a reader of ${names[$i]} failed" >&2
+					wait "$p" || { bench_say "a reader of" \
+						"${names[$i]} failed"
 						exit 1; }
 				done
 				t1=$(now_ns)
@@ -175,7 +133,7 @@ for r in $(seq "$rounds"); do
 			done
 		done
 	done
-	echo "cold_readers.sh: round $r of $rounds done" >&2
+	bench_say "round $r of $rounds done"
 done
 
 echo

@@ -26,13 +26,15 @@
 # private temporary directory with --watch-pid of this script, and is
 # unmounted on every exit; a dd that runs over 120 s ends the run.
 set -euo pipefail
+BENCH=trace_cost.sh
+# shellcheck source=bench/bench_lib.sh
+. "$(dirname "$0")/bench_lib.sh"
 
 rounds=9 size=512M ra=1024 bs=1M
 progs=()
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--rounds|--size|--ra-kb|--bs) [ $# -ge 2 ] || {
-		echo "trace_cost.sh: $1 wants a value" >&2; exit 2; } ;;
+	--rounds|--size|--ra-kb|--bs) bench_value "$1" $# ;;
 	esac
 	case "$1" in
 	--rounds) rounds=$2; shift 2 ;;
@@ -50,54 +52,26 @@ case "$rounds" in ''|*[!0-9]*|0)
 esac
 [ ${#progs[@]} -gt 0 ] ||
 	progs=("testfs=${TESTFS_BIN:-$(dirname "$0")/../build/src/testfs}")
-if [ "$(id -u)" != 0 ]; then
-	echo "trace_cost.sh: needs root (tracing, read_ahead_kb)" >&2
-	exit 77
-fi
-for t in dd fincore timeout; do
-	command -v $t >/dev/null ||
-		{ echo "trace_cost.sh: needs $t" >&2; exit 1; }
-done
-
-work=$(mktemp -d /tmp/trace_cost.XXXXXX)
-names=() pids=() dirs=()
-cleanup() {
-	local i
-	for i in "${!dirs[@]}"; do
-		umount "${dirs[$i]}" 2>/dev/null ||
-			umount -l "${dirs[$i]}" 2>/dev/null || true
-		kill "${pids[$i]}" 2>/dev/null || true
-	done
-	wait 2>/dev/null || true
-	rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
-
+bench_needs "tracing, read_ahead_kb" dd fincore timeout
+bench_start_work
+names=()
 for p in "${progs[@]}"; do
 	label=${p%%=*} bin=${p#*=}
 	[ -x "$bin" ] || { echo "trace_cost.sh: $bin: not executable" >&2
 			   exit 1; }
 	for mode in on off; do
-		n=${#dirs[@]}
-		d=$work/m$n
-		mkdir "$d"
+		n=${#names[@]}
 		extra=()
 		[ $mode = off ] && extra=(--no-trace)
-		"$bin" -f -q --file "big.bin:$size:zero" --ra-kb "$ra" \
-			--log "$work/log$n.jsonl" --watch-pid $$ \
-			"${extra[@]}" "$d" 2>"$work/err$n" &
-		pids+=($!) dirs+=("$d") names+=("$label $mode")
+		bench_mount "$n" "$bin" -f -q --file "big.bin:$size:zero" \
+			--ra-kb "$ra" --log "$work/log$n.jsonl" \
+			--watch-pid $$ "${extra[@]}"
+		names+=("$label $mode")
 	done
 done
+dirs=("${bench_dirs[@]}") pids=("${bench_pids[@]}")
 for i in "${!dirs[@]}"; do
-	for _ in $(seq 100); do
-		[ -e "${dirs[$i]}/.testfs/config" ] && break
-		sleep 0.1
-	done
-	[ -e "${dirs[$i]}/.testfs/config" ] || {
-		echo "trace_cost.sh: ${names[$i]} did not mount:" >&2
-		cat "$work/err$i" >&2; exit 1; }
+	bench_wait_for "$i" "${dirs[$i]}/.testfs/config" "${names[$i]}"
 done
 
 cpu_ns() { # all threads of $1, and its thread testfs-tracer (or -1)
@@ -110,17 +84,6 @@ cpu_ns() { # all threads of $1, and its thread testfs-tracer (or -1)
 	echo "$s $tr"
 }
 
-evict() {
-	local f=$1/big.bin tries
-	for tries in $(seq 20); do
-		dd if="$f" iflag=nocache count=0 status=none
-		[ "$(fincore -n -b -o PAGES "$f" | tr -d ' ')" = 0 ] && return
-		sleep 0.2
-	done
-	echo "trace_cost.sh: $f stays cached" >&2
-	exit 1
-}
-
 : >"$work/runs"
 order=("${!dirs[@]}")
 for r in $(seq "$rounds"); do
@@ -130,7 +93,7 @@ for r in $(seq "$rounds"); do
 		order=("${!dirs[@]}")
 	fi
 	for i in "${order[@]}"; do
-		evict "${dirs[$i]}"
+		bench_cold "${dirs[$i]}/big.bin"
 		read -r c0 r0 < <(cpu_ns "${pids[$i]}")
 		t0=$(date +%s%N)
 		bytes=$(timeout 120 dd if="${dirs[$i]}/big.bin" of=/dev/null \
